@@ -1,0 +1,47 @@
+# Private surveys: `make run` to try it, `make test` to check everything. `make help` lists all.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.DEFAULT_GOAL := help
+.PHONY: help install run serve test test-python test-js lint migrations-check vectors bench clean
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-18s %s\n", $$1, $$2}'
+
+$(STAMP): requirements.txt requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements-dev.txt
+	touch $(STAMP)
+
+install: $(STAMP) ## Create .venv and install every dependency
+
+run: install ## Set up SQLite with demo accounts and a demo survey, then serve on http://127.0.0.1:8000
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py demo
+	$(BIN)/python manage.py runserver 127.0.0.1:8000
+
+test: install lint migrations-check test-js test-python ## Run every suite: lint, migrations, JavaScript, Python and browser tests
+
+test-python: install ## Python and headless-browser tests (pytest)
+	$(BIN)/pytest
+
+test-js: ## Browser JavaScript tests (node --test)
+	node --test tests/js/
+
+lint: install ## ruff
+	$(BIN)/ruff check .
+
+migrations-check: install ## Fail if a model changed without a migration
+	$(BIN)/python manage.py makemigrations --check --dry-run
+
+vectors: install ## Regenerate the shared LDP test vectors
+	$(BIN)/python -m surveys.ldp > tests/ldp_vectors.json
+
+bench: install ## Run the benchmarks (prints figures; not part of the tests)
+	for script in bench/bench_*.py; do $(BIN)/python $$script || exit 1; done
+
+clean: ## Remove the virtualenv, the SQLite database and collected static files
+	rm -rf $(VENV) db.sqlite3 staticfiles

@@ -1,0 +1,130 @@
+"""The Django admin: surveys with their questions, and the site's privacy policy."""
+
+from django.contrib import admin
+from django.core.exceptions import ValidationError
+from django.db.models import Sum
+from django.http import HttpRequest, HttpResponseRedirect
+from django.urls import reverse
+from django.utils.html import format_html_join
+
+from surveys.models import Choice, PrivacyPolicy, Question, Survey
+
+FROZEN_QUESTION_FIELDS = ["order", "text", "help_text", "kind", "epsilon", "mechanism_override"]
+
+
+class FrozenAwareInline(admin.TabularInline):
+    """Read-only once the survey it belongs to has been opened."""
+
+    extra = 0
+
+    def _frozen(self, obj) -> bool:
+        raise NotImplementedError
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return not (obj and self._frozen(obj)) and super().has_add_permission(request, obj)
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return not (obj and self._frozen(obj)) and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return not (obj and self._frozen(obj)) and super().has_delete_permission(request, obj)
+
+
+class QuestionInline(FrozenAwareInline):
+    model = Question
+    fields = [*FROZEN_QUESTION_FIELDS, "choice_labels"]
+    readonly_fields = ["choice_labels"]
+    show_change_link = True
+
+    def _frozen(self, survey: Survey) -> bool:
+        return survey.is_frozen
+
+    @admin.display(description="Choices")
+    def choice_labels(self, question: Question) -> str:
+        return ", ".join(question.labels()) if question.pk else ""
+
+
+class ChoiceInline(FrozenAwareInline):
+    model = Choice
+    fields = ["order", "label"]
+
+    def _frozen(self, question: Question) -> bool:
+        return question.survey.is_frozen
+
+
+@admin.register(Survey)
+class SurveyAdmin(admin.ModelAdmin):
+    list_display = ["title", "owner", "status", "response_count", "epsilon_total", "opened_at"]
+    list_filter = ["status", "invitation_only", "opened_at"]
+    search_fields = ["title", "owner__username", "public_id"]
+    # The status changes only through open/close (pages or the actions below), which also
+    # freeze the mechanisms; a bare status edit would skip that.
+    readonly_fields = [
+        "status", "public_id", "response_count", "opened_at", "closed_at", "created_at"
+    ]
+    raw_id_fields = ["owner"]
+    inlines = [QuestionInline]
+
+    def get_queryset(self, request: HttpRequest):
+        return super().get_queryset(request).annotate(epsilon_sum=Sum("questions__epsilon"))
+
+    @admin.display(description="Total epsilon", ordering="epsilon_sum")
+    def epsilon_total(self, survey: Survey) -> str:
+        return f"{survey.epsilon_sum or 0:g}"
+
+    actions = ["open_surveys", "close_surveys"]
+
+    @admin.action(description="Open the selected surveys (freezes their questions)")
+    def open_surveys(self, request: HttpRequest, queryset) -> None:
+        for survey in queryset.exclude(status=Survey.Status.OPEN):
+            try:
+                survey.open()
+            except ValidationError as error:
+                self.message_user(request, f"{survey}: {' '.join(error.messages)}", "error")
+
+    @admin.action(description="Close the selected surveys")
+    def close_surveys(self, request: HttpRequest, queryset) -> None:
+        for survey in queryset.filter(status=Survey.Status.OPEN):
+            survey.close()
+
+
+@admin.register(Question)
+class QuestionAdmin(admin.ModelAdmin):
+    list_display = ["text", "survey", "kind", "epsilon", "mechanism_name"]
+    list_filter = ["kind", "survey__status"]
+    search_fields = ["text", "survey__title"]
+    readonly_fields = ["frozen_spec"]
+    inlines = [ChoiceInline]
+
+    @admin.display(description="Mechanism")
+    def mechanism_name(self, question: Question) -> str:
+        return question.mechanism().label
+
+    @admin.display(description="Frozen parameters")
+    def frozen_spec(self, question: Question):
+        if not question.spec:
+            return "Chosen when the survey opens."
+        return format_html_join(", ", "{}={}", sorted(question.spec.items()))
+
+    def has_change_permission(self, request: HttpRequest, obj: Question | None = None) -> bool:
+        return not (obj and obj.survey.is_frozen) and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Question | None = None) -> bool:
+        return not (obj and obj.survey.is_frozen) and super().has_delete_permission(request, obj)
+
+
+@admin.register(PrivacyPolicy)
+class PrivacyPolicyAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "default_epsilon", "max_question_epsilon", "max_survey_epsilon"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def changelist_view(self, request: HttpRequest, extra_context=None):
+        policy = PrivacyPolicy.current()
+        return HttpResponseRedirect(
+            reverse("admin:surveys_privacypolicy_change", args=[policy.pk])
+        )

@@ -1,0 +1,72 @@
+"""Demo accounts and a demo survey with simulated answers, for trying the site locally."""
+
+from django.conf import settings
+from django.contrib.auth.models import Group, User
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from surveys.models import Choice, Question, Survey
+from surveys.simulate import DEMO_TITLE, load_demo_responses
+
+ACCOUNTS = {
+    # username: (password, is_staff)
+    "admin": ("demo-admin", True),
+    "researcher": ("demo-researcher", False),
+}
+DEMO_CHOICES = ["Never", "Less than once a month", "Monthly", "Weekly", "Daily", "Prefer not to say"]
+
+
+class Command(BaseCommand):
+    help = "Create demo accounts and a demo survey with simulated randomized answers."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--force", action="store_true", help="Run even when DEBUG is off.")
+
+    def handle(self, *args, force: bool = False, **options) -> None:
+        if not settings.DEBUG and not force:
+            raise CommandError("The demo creates accounts with known passwords: use it locally.")
+        with transaction.atomic():
+            researcher = self._accounts()
+            created = self._survey(researcher)
+        self.stdout.write(self.style.SUCCESS("Demo ready. Sign in at http://127.0.0.1:8000/accounts/login/"))
+        for username, (password, is_staff) in ACCOUNTS.items():
+            role = "administrator (also /admin/)" if is_staff else "researcher"
+            self.stdout.write(f"  {role:30} username: {username:12} password: {password}")
+        if created:
+            self.stdout.write(f"  Demo survey “{DEMO_TITLE}” created with simulated responses.")
+
+    def _accounts(self) -> User:
+        researchers = Group.objects.get(name="Researchers")
+        for username, (password, is_staff) in ACCOUNTS.items():
+            user, created = User.objects.get_or_create(username=username)
+            if created:
+                user.set_password(password)
+                user.is_staff = user.is_superuser = is_staff
+                user.save()
+            user.groups.add(researchers)
+        return User.objects.get(username="researcher")
+
+    def _survey(self, owner: User) -> bool:
+        if Survey.objects.filter(owner=owner, title=DEMO_TITLE).exists():
+            return False
+        survey = Survey.objects.create(
+            owner=owner,
+            title=DEMO_TITLE,
+            introduction="A short demonstration survey about cannabis use. "
+            "Your answers are randomized on your device before they are sent.",
+        )
+        Question.objects.create(
+            survey=survey, order=1, kind=Question.Kind.YES_NO, epsilon=1.0,
+            text="Have you used cannabis in the past 12 months?",
+        )
+        categorical = Question.objects.create(
+            survey=survey, order=2, kind=Question.Kind.CATEGORICAL, epsilon=2.0,
+            text="How often do you use cannabis?",
+            help_text="Think of a typical month this year.",
+        )
+        Choice.objects.bulk_create(
+            [Choice(question=categorical, order=i, label=label) for i, label in enumerate(DEMO_CHOICES)]
+        )
+        survey.open()
+        load_demo_responses(survey)
+        return True

@@ -1,0 +1,408 @@
+"""Surveys, their questions, and the randomized reports respondents send.
+
+The server only ever sees randomized reports. Per-category support counts (tallies) are kept
+up to date inside each submission's transaction, so the dashboard costs O(k) per question
+whatever the number of responses.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models, transaction
+from django.db.models import Sum
+from django.urls import reverse
+from django.utils import timezone
+
+from surveys import ldp
+
+# No policy may allow more than this per question: beyond it randomized response keeps the
+# true answer with probability > 0.999999998, which protects nothing. It also gives the
+# database constraint an upper bound, which rejects infinity and (on PostgreSQL) NaN.
+EPSILON_HARD_MAX = 20.0
+
+
+def validate_epsilon_value(value: float) -> None:
+    """A privacy parameter must be a finite number greater than zero."""
+    if value is None or not math.isfinite(value) or value <= 0:
+        raise ValidationError("Epsilon must be a finite number greater than 0.")
+    if value > EPSILON_HARD_MAX:
+        raise ValidationError(f"Epsilon can be at most {EPSILON_HARD_MAX:g}.")
+
+
+class PrivacyPolicy(models.Model):
+    """The site-wide epsilon rules. A single record (pk=1), edited in the Django admin."""
+
+    default_epsilon = models.FloatField(
+        default=1.0,
+        validators=[validate_epsilon_value],
+        help_text="Epsilon given to a new question.",
+    )
+    max_question_epsilon = models.FloatField(
+        default=4.0,
+        validators=[validate_epsilon_value],
+        help_text="The largest epsilon a researcher may choose for one question.",
+    )
+    max_survey_epsilon = models.FloatField(
+        default=10.0,
+        validators=[validate_epsilon_value],
+        help_text="The largest total epsilon (sum over its questions) a survey may spend.",
+    )
+    allow_mechanism_override = models.BooleanField(
+        default=False,
+        help_text="Let researchers choose a categorical question's mechanism themselves "
+        "instead of the automatic, lowest-variance choice.",
+    )
+
+    class Meta:
+        verbose_name = "privacy policy"
+        verbose_name_plural = "privacy policy"
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(pk=1), name="privacy_policy_single_record"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(default_epsilon__gt=0)
+                & models.Q(max_question_epsilon__gt=0)
+                & models.Q(max_survey_epsilon__gt=0)
+                & models.Q(max_question_epsilon__lte=EPSILON_HARD_MAX)
+                & models.Q(default_epsilon__lte=models.F("max_question_epsilon")),
+                name="privacy_policy_epsilons_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return "Privacy policy"
+
+    def clean(self) -> None:
+        if self.default_epsilon and self.max_question_epsilon:
+            if self.default_epsilon > self.max_question_epsilon:
+                raise ValidationError(
+                    {"default_epsilon": "The default cannot exceed the per-question maximum."}
+                )
+
+    def save(self, *args, **kwargs) -> None:
+        self.pk = 1
+        super().save(*args, **kwargs)
+
+    @classmethod
+    def current(cls) -> PrivacyPolicy:
+        policy, _ = cls.objects.get_or_create(pk=1)
+        return policy
+
+
+def new_public_id() -> str:
+    return secrets.token_urlsafe(16)
+
+
+class Survey(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        OPEN = "open", "Open"
+        CLOSED = "closed", "Closed"
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="surveys"
+    )
+    title = models.CharField(max_length=200)
+    introduction = models.TextField(
+        blank=True, help_text="Shown to respondents above the questions."
+    )
+    public_id = models.CharField(
+        max_length=32, unique=True, default=new_public_id, editable=False
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    created_at = models.DateTimeField(auto_now_add=True)
+    opened_at = models.DateTimeField(null=True, blank=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    invitation_only = models.BooleanField(
+        default=False,
+        help_text="Accept answers only through single-use invitation links.",
+    )
+    # Kept up to date in the submission's transaction, so lists and dashboards never count.
+    response_count = models.PositiveIntegerField(default=0, editable=False)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def get_absolute_url(self) -> str:
+        return reverse("survey-detail", args=[self.pk])
+
+    def get_public_url(self) -> str:
+        return reverse("respond", args=[self.public_id])
+
+    @property
+    def is_draft(self) -> bool:
+        return self.status == self.Status.DRAFT
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == self.Status.OPEN
+
+    @property
+    def is_frozen(self) -> bool:
+        """Once opened, questions, choices, epsilons and mechanisms never change again."""
+        return not self.is_draft
+
+    def total_epsilon(self) -> float:
+        """The survey's privacy cost per respondent: by sequential composition, the sum."""
+        return sum(q.epsilon for q in self.questions.all())
+
+    def ordered_questions(self) -> models.QuerySet[Question]:
+        return self.questions.order_by("order", "pk").prefetch_related("choices")
+
+    def open(self) -> None:
+        """Freeze every question's mechanism and start accepting answers."""
+        problems = self.readiness_problems() if self.is_draft else []
+        if problems:
+            raise ValidationError(problems)
+        with transaction.atomic():
+            for question in self.ordered_questions():
+                if question.spec is None:
+                    question.freeze()
+                Tally.objects.bulk_create(
+                    [Tally(question=question, index=i) for i in range(question.mechanism().k)],
+                    ignore_conflicts=True,
+                )
+            self.status = self.Status.OPEN
+            self.opened_at = self.opened_at or timezone.now()
+            self.closed_at = None
+            self.save(update_fields=["status", "opened_at", "closed_at"])
+
+    def close(self) -> None:
+        self.status = self.Status.CLOSED
+        self.closed_at = timezone.now()
+        self.save(update_fields=["status", "closed_at"])
+
+    def duplicate(self) -> Survey:
+        """A new draft with the same text, questions, choices and epsilons, and no answers."""
+        with transaction.atomic():
+            copy = Survey.objects.create(
+                owner=self.owner,
+                title=f"{self.title} (copy)"[:200],
+                introduction=self.introduction,
+                invitation_only=self.invitation_only,
+            )
+            for question in self.ordered_questions():
+                new = Question.objects.create(
+                    survey=copy,
+                    order=question.order,
+                    text=question.text,
+                    help_text=question.help_text,
+                    kind=question.kind,
+                    epsilon=question.epsilon,
+                    mechanism_override=question.mechanism_override,
+                )
+                Choice.objects.bulk_create(
+                    [Choice(question=new, order=c.order, label=c.label) for c in question.choices.all()]
+                )
+        return copy
+
+    def readiness_problems(self) -> list[str]:
+        """What stops this draft from being opened, in words a researcher can act on."""
+        problems = []
+        questions = list(self.ordered_questions())
+        if not questions:
+            problems.append("Add at least one question.")
+        for question in questions:
+            if question.kind == Question.Kind.CATEGORICAL and len(question.labels()) < 2:
+                problems.append(f"“{question.text}” needs at least two choices.")
+        policy = PrivacyPolicy.current()
+        total = sum(q.epsilon for q in questions)
+        if total > policy.max_survey_epsilon + 1e-9:
+            problems.append(
+                f"The total epsilon {total:g} is above the site's limit of "
+                f"{policy.max_survey_epsilon:g}. Lower some questions' epsilon."
+            )
+        for question in questions:
+            if question.epsilon > policy.max_question_epsilon + 1e-9:
+                problems.append(
+                    f"“{question.text}” has epsilon {question.epsilon:g}, above the site's "
+                    f"per-question limit of {policy.max_question_epsilon:g}."
+                )
+        return problems
+
+
+class Question(models.Model):
+    class Kind(models.TextChoices):
+        YES_NO = "yesno", "Yes / no"
+        CATEGORICAL = "categorical", "Multiple choice (one answer)"
+
+    class Override(models.TextChoices):
+        AUTOMATIC = "", "Automatic (lowest error)"
+        GRR = "grr", "k-ary randomized response (GRR)"
+        SUE = "sue", "Symmetric unary encoding (SUE, RAPPOR)"
+        OUE = "oue", "Optimized unary encoding (OUE)"
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="questions")
+    order = models.PositiveIntegerField(default=0)
+    text = models.CharField(max_length=500)
+    help_text = models.CharField(max_length=500, blank=True)
+    kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.YES_NO)
+    epsilon = models.FloatField(validators=[validate_epsilon_value])
+    mechanism_override = models.CharField(
+        max_length=8, choices=Override.choices, blank=True, default=""
+    )
+    # The mechanism's full specification, frozen when the survey opens. Reports were
+    # randomized with exactly these parameters, so they can never change afterwards.
+    spec = models.JSONField(null=True, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["order", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(epsilon__gt=0) & models.Q(epsilon__lte=EPSILON_HARD_MAX),
+                name="question_epsilon_positive_finite",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.text
+
+    def clean(self) -> None:
+        refuse_if_frozen(self.survey)
+        if self.epsilon is None or not math.isfinite(self.epsilon):
+            return
+        policy = PrivacyPolicy.current()
+        if self.epsilon > policy.max_question_epsilon + 1e-9:
+            raise ValidationError(
+                {"epsilon": f"This site allows at most {policy.max_question_epsilon:g} per question."}
+            )
+        others = self.survey.questions.exclude(pk=self.pk).aggregate(total=Sum("epsilon"))
+        total = (others["total"] or 0.0) + self.epsilon
+        if total > policy.max_survey_epsilon + 1e-9:
+            raise ValidationError(
+                {
+                    "epsilon": f"With this question the survey would spend {total:g} in total, "
+                    f"above the site's limit of {policy.max_survey_epsilon:g} per survey. "
+                    f"Choose at most {max(policy.max_survey_epsilon - total + self.epsilon, 0):g}."
+                }
+            )
+
+    def save(self, *args, **kwargs) -> None:
+        refuse_if_frozen(self.survey)
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        refuse_if_frozen(self.survey)
+        return super().delete(*args, **kwargs)
+
+    def labels(self) -> list[str]:
+        if self.kind == self.Kind.YES_NO:
+            return ["No", "Yes"]
+        return [c.label for c in self.choices.all()]
+
+    def mechanism(self) -> ldp.Mechanism:
+        """The frozen mechanism once the survey is open; the one it would get while a draft."""
+        if self.spec is not None:
+            return ldp.from_spec(self.spec)
+        return build_mechanism(self.kind, self.epsilon, len(self.labels()), self.mechanism_override)
+
+    def freeze(self) -> None:
+        self.spec = self.mechanism().spec()
+        Question.objects.filter(pk=self.pk).update(spec=self.spec)
+
+
+FROZEN_MESSAGE = (
+    "This survey has been opened, so its questions, choices, epsilons and mechanisms are "
+    "frozen: reports were randomized with exactly these settings. Duplicate it as a new "
+    "draft to make changes."
+)
+
+
+def refuse_if_frozen(survey: Survey) -> None:
+    if survey.is_frozen:
+        raise ValidationError(FROZEN_MESSAGE, code="frozen")
+
+
+def build_mechanism(kind: str, epsilon: float, k: int, override: str = "") -> ldp.Mechanism:
+    """The mechanism a question gets: Warner's randomized response for yes/no, and for
+    categorical questions the lower-variance one for its k and epsilon unless overridden."""
+    if kind == Question.Kind.YES_NO:
+        return ldp.randomized_response(epsilon)
+    return ldp.choose_categorical(epsilon, max(k, 2), override or None)
+
+
+class Choice(models.Model):
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="choices")
+    order = models.PositiveIntegerField(default=0)
+    label = models.CharField(max_length=200)
+
+    class Meta:
+        ordering = ["order", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["question", "label"], name="choice_label_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return self.label
+
+    def clean(self) -> None:
+        refuse_if_frozen(self.question.survey)
+
+    def save(self, *args, **kwargs) -> None:
+        refuse_if_frozen(self.question.survey)
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        refuse_if_frozen(self.question.survey)
+        return super().delete(*args, **kwargs)
+
+
+class Submission(models.Model):
+    """One respondent's set of reports. Holds no IP, user agent or time of day: only the date."""
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="submissions")
+    received_on = models.DateField(default=timezone.localdate)
+    # Random key chosen by the respondent's browser so a retried request stores nothing new.
+    idempotency_key = models.CharField(max_length=64)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["survey", "idempotency_key"], name="submission_idempotency_unique"
+            ),
+        ]
+
+
+class Report(models.Model):
+    """One randomized report, as text: "0"/"1" (yes/no), "3" (GRR index) or "0100..." (unary)."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="reports")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="reports")
+    value = models.CharField(max_length=1024)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission", "question"], name="report_one_per_question"
+            ),
+        ]
+
+
+class Tally(models.Model):
+    """How many reports of a question support category `index` (its support count)."""
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="tallies")
+    index = models.PositiveIntegerField()
+    count = models.PositiveBigIntegerField(default=0)
+
+    class Meta:
+        ordering = ["question", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["question", "index"], name="tally_unique"),
+        ]
+
+
+class Invitation(models.Model):
+    """A single-use link. Records only that it was used: never when, nor which submission."""
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="invitations")
+    token = models.CharField(max_length=32, unique=True, default=new_public_id, editable=False)
+    used = models.BooleanField(default=False)

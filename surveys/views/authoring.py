@@ -1,0 +1,293 @@
+"""The researcher's pages: list, create, edit, preview, open and close surveys."""
+
+from __future__ import annotations
+
+import math
+from functools import wraps
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
+from django.db import transaction
+from django.db.models import Sum
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+
+from surveys import ldp
+from surveys.forms import ConfirmDeleteForm, QuestionForm, SurveyForm
+from surveys.models import (
+    EPSILON_HARD_MAX,
+    FROZEN_MESSAGE,
+    PrivacyPolicy,
+    Question,
+    Survey,
+    build_mechanism,
+)
+
+PLANNING_SIZES = (200, 1000, 5000)
+
+
+RESEARCHERS_GROUP = "Researchers"
+
+
+def is_researcher(user) -> bool:
+    return user.is_superuser or user.groups.filter(name=RESEARCHERS_GROUP).exists()
+
+
+def researcher_required(view):
+    """Signed in, and allowed to author surveys (the "Researchers" group grants it)."""
+
+    @login_required
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if not is_researcher(request.user):
+            raise PermissionDenied("Only researcher accounts can author surveys.")
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def _get_survey(request: HttpRequest, pk: int) -> Survey:
+    return get_object_or_404(Survey, pk=pk, owner=request.user)
+
+
+def _get_question(request: HttpRequest, pk: int) -> Question:
+    return get_object_or_404(
+        Question.objects.select_related("survey"), pk=pk, survey__owner=request.user
+    )
+
+
+def _frozen(request: HttpRequest, survey: Survey) -> HttpResponse:
+    """The refusal shown when someone tries to change an opened survey's questions."""
+    return render(
+        request, "surveys/frozen.html", {"survey": survey, "reason": FROZEN_MESSAGE}, status=409
+    )
+
+
+@require_safe
+@researcher_required
+def survey_list(request: HttpRequest) -> HttpResponse:
+    surveys = (
+        Survey.objects.filter(owner=request.user)
+        .annotate(epsilon_total=Sum("questions__epsilon"))
+        .order_by("-created_at", "-pk")
+    )
+    page = Paginator(surveys, 20).get_page(request.GET.get("page"))
+    return render(request, "surveys/survey_list.html", {"page": page})
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@researcher_required
+def survey_create(request: HttpRequest) -> HttpResponse:
+    form = SurveyForm(request.POST or None, instance=Survey(owner=request.user))
+    if request.method == "POST" and form.is_valid():
+        survey = form.save()
+        messages.success(request, "Survey created. Now add its questions.")
+        return redirect(survey)
+    return render(request, "surveys/survey_form.html", {"form": form})
+
+
+@require_safe
+@researcher_required
+def survey_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    survey = _get_survey(request, pk)
+    policy = PrivacyPolicy.current()
+    questions = list(survey.ordered_questions())
+    context = {
+        "survey": survey,
+        "questions": questions,
+        "policy": policy,
+        "total_epsilon": sum(q.epsilon for q in questions),
+        "problems": survey.readiness_problems() if survey.is_draft else [],
+        "public_url": request.build_absolute_uri(survey.get_public_url()),
+    }
+    return render(request, "surveys/survey_detail.html", context)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@researcher_required
+def survey_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    survey = _get_survey(request, pk)
+    form = SurveyForm(request.POST or None, instance=survey)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, "Survey saved.")
+        return redirect(survey)
+    return render(request, "surveys/survey_form.html", {"form": form, "survey": survey})
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@researcher_required
+def survey_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    survey = _get_survey(request, pk)
+    needs_confirmation = survey.response_count > 0
+    form = ConfirmDeleteForm(request.POST or None) if needs_confirmation else None
+    if request.method == "POST" and (form is None or form.is_valid()):
+        survey.delete()
+        messages.success(request, f"“{survey.title}” was deleted.")
+        return redirect("survey-list")
+    return render(request, "surveys/survey_delete.html", {"survey": survey, "form": form})
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@researcher_required
+def survey_open(request: HttpRequest, pk: int) -> HttpResponse:
+    survey = _get_survey(request, pk)
+    if survey.is_open:
+        messages.info(request, "This survey is already open.")
+        return redirect(survey)
+    problems = survey.readiness_problems() if survey.is_draft else []
+    if request.method == "POST" and not problems:
+        survey.open()
+        messages.success(request, "The survey is open. Share its link with respondents.")
+        return redirect(survey)
+    return render(request, "surveys/survey_open.html", {"survey": survey, "problems": problems})
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@researcher_required
+def survey_close(request: HttpRequest, pk: int) -> HttpResponse:
+    survey = _get_survey(request, pk)
+    if not survey.is_open:
+        messages.info(request, "Only an open survey can be closed.")
+        return redirect(survey)
+    if request.method == "POST":
+        survey.close()
+        messages.success(request, "The survey is closed: it accepts no more answers.")
+        return redirect(survey)
+    return render(request, "surveys/survey_close.html", {"survey": survey})
+
+
+@require_POST
+@researcher_required
+def survey_duplicate(request: HttpRequest, pk: int) -> HttpResponse:
+    copy = _get_survey(request, pk).duplicate()
+    messages.success(request, "This is a new draft copy: you can change anything in it.")
+    return redirect(copy)
+
+
+@require_safe
+@researcher_required
+def survey_preview(request: HttpRequest, pk: int) -> HttpResponse:
+    survey = _get_survey(request, pk)
+    from surveys.views.respond import respond_context
+
+    return render(request, "surveys/respond.html", respond_context(request, survey, preview=True))
+
+
+def _question_page(
+    request: HttpRequest, survey: Survey, question: Question, title: str
+) -> HttpResponse:
+    policy = PrivacyPolicy.current()
+    form = QuestionForm(request.POST or None, instance=question, policy=policy)
+    if request.method == "POST" and form.is_valid():
+        with transaction.atomic():
+            form.save()
+        messages.success(request, "Question saved.")
+        return redirect(survey)
+    others = survey.questions.exclude(pk=question.pk).aggregate(total=Sum("epsilon"))["total"]
+    budget = {"others": others or 0.0, "limit": policy.max_survey_epsilon}
+    context = {"form": form, "survey": survey, "title": title, "budget": budget}
+    return render(request, "surveys/question_form.html", context)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@researcher_required
+def question_create(request: HttpRequest, pk: int) -> HttpResponse:
+    survey = _get_survey(request, pk)
+    if survey.is_frozen:
+        return _frozen(request, survey)
+    order = (survey.questions.order_by("-order").values_list("order", flat=True).first() or 0) + 1
+    return _question_page(request, survey, Question(survey=survey, order=order), "Add a question")
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@researcher_required
+def question_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    question = _get_question(request, pk)
+    if question.survey.is_frozen:
+        return _frozen(request, question.survey)
+    return _question_page(request, question.survey, question, "Edit question")
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@researcher_required
+def question_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    question = _get_question(request, pk)
+    survey = question.survey
+    if survey.is_frozen:
+        return _frozen(request, survey)
+    if request.method == "POST":
+        question.delete()
+        messages.success(request, "Question deleted.")
+        return redirect(survey)
+    return render(request, "surveys/question_delete.html", {"question": question})
+
+
+@require_POST
+@researcher_required
+def question_move(request: HttpRequest, pk: int) -> HttpResponse:
+    """Swap a question with its neighbour above ("up") or below ("down")."""
+    question = _get_question(request, pk)
+    survey = question.survey
+    if survey.is_frozen:
+        return _frozen(request, survey)
+    questions = list(survey.ordered_questions())
+    i = questions.index(question)
+    j = i - 1 if request.POST.get("direction") == "up" else i + 1
+    if 0 <= j < len(questions):
+        questions[i], questions[j] = questions[j], questions[i]
+        with transaction.atomic():
+            for order, item in enumerate(questions, start=1):
+                Question.objects.filter(pk=item.pk).update(order=order)
+    return redirect(f"{survey.get_absolute_url()}#question-{question.pk}")
+
+
+def _explain(epsilon: float, kind: str, k: int, override: str) -> dict:
+    """What an epsilon means for one question, in numbers the authoring page puts in words."""
+    mechanism = build_mechanism(kind, epsilon, k, override)
+    if kind == Question.Kind.YES_NO:
+        reason = "Yes/no questions use randomized response, the most accurate method for them."
+    elif override:
+        reason = "You chose this method."
+    else:
+        reason = ldp.choice_reason(epsilon, k)
+    return {
+        "epsilon": epsilon,
+        "odds": math.exp(epsilon),
+        "truth_probability": mechanism.p,
+        "encoding": mechanism.encoding,
+        "mechanism": mechanism.label,
+        "reason": reason,
+        "margins": [
+            {"n": n, "margin": mechanism.margin_of_error(n)} for n in PLANNING_SIZES
+        ],
+        "n_for_5_points": mechanism.n_for_margin(0.05),
+    }
+
+
+@require_safe
+@researcher_required
+def epsilon_explain(request: HttpRequest) -> JsonResponse:
+    """JSON for the live explanation next to the epsilon field."""
+    try:
+        epsilon = float(request.GET.get("epsilon", ""))
+        k = int(request.GET.get("k") or 2)
+    except ValueError:
+        return JsonResponse({"error": "Enter a number, for example 1 or 0.5."}, status=400)
+    kind = request.GET.get("kind", Question.Kind.YES_NO)
+    override = request.GET.get("override", "")
+    if not (math.isfinite(epsilon) and 0 < epsilon <= EPSILON_HARD_MAX):
+        return JsonResponse(
+            {"error": "Epsilon must be a number greater than 0 (for example 1)."}, status=400
+        )
+    if kind not in Question.Kind.values or override not in Question.Override.values:
+        return JsonResponse({"error": "Unknown answer type or method."}, status=400)
+    if not 2 <= k <= 1000:
+        return JsonResponse({"error": "A question needs between 2 and 1000 choices."}, status=400)
+    try:
+        return JsonResponse(_explain(epsilon, kind, k, override))
+    except (ValueError, ValidationError) as error:
+        return JsonResponse({"error": str(error)}, status=400)

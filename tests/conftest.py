@@ -1,0 +1,101 @@
+"""Factory fixtures shared by all test modules, and the headless browser."""
+
+import os
+import shutil
+
+import pytest
+from django.contrib.auth.models import Group, User
+
+from surveys.models import Choice, Question, Survey
+
+CHROMIUM = os.getenv("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture
+def make_researcher(db):
+    def make(username: str = "alice") -> User:
+        user = User.objects.create_user(username, f"{username}@example.org", "pass-for-tests-1")
+        group, _ = Group.objects.get_or_create(name="Researchers")
+        user.groups.add(group)
+        return user
+
+    return make
+
+
+@pytest.fixture
+def researcher(make_researcher) -> User:
+    return make_researcher("alice")
+
+
+@pytest.fixture
+def other_researcher(make_researcher) -> User:
+    return make_researcher("mallory")
+
+
+@pytest.fixture
+def make_survey(db):
+    """A survey with a yes/no question and a categorical one (choices given by `labels`)."""
+
+    def make(
+        owner: User,
+        *,
+        status: str = Survey.Status.DRAFT,
+        labels: tuple[str, ...] = ("Never", "Once", "Often"),
+        epsilons: tuple[float, float] = (1.0, 2.0),
+        title: str = "Habits",
+    ) -> Survey:
+        survey = Survey.objects.create(owner=owner, title=title, introduction="Please answer.")
+        yes_no = Question.objects.create(
+            survey=survey, order=1, text="Have you ever cheated?", kind="yesno",
+            epsilon=epsilons[0],
+        )
+        categorical = Question.objects.create(
+            survey=survey, order=2, text="How often?", kind="categorical", epsilon=epsilons[1]
+        )
+        for i, label in enumerate(labels):
+            Choice.objects.create(question=categorical, order=i, label=label)
+        assert yes_no.pk and categorical.pk
+        if status != Survey.Status.DRAFT:
+            survey.open()
+        if status == Survey.Status.CLOSED:
+            survey.close()
+        return survey
+
+    return make
+
+
+@pytest.fixture
+def browser():
+    """A headless Chromium driven by Playwright; skipped (or failed in CI) when absent."""
+    if not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM):
+        message = (
+            f"Chromium not found at {CHROMIUM}: browser tests need it. Install it with "
+            "`sudo apt-get install chromium chromium-driver` (or set CHROMIUM_PATH)."
+        )
+        if os.getenv("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail(message)
+        pytest.skip(message)
+    # Playwright's sync API runs an event loop in this thread; Django's ORM calls made by
+    # the test itself stay synchronous and safe.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context()
+    yield context.new_page()
+    context.close()

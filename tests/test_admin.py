@@ -1,0 +1,107 @@
+"""The Django admin: the privacy policy, and frozen questions once a survey is open."""
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.urls import reverse
+
+from surveys.models import PrivacyPolicy, Question, Survey
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_edits_the_privacy_policy_as_a_single_record(admin_client):
+    response = admin_client.get(reverse("admin:surveys_privacypolicy_changelist"))
+    assert response.status_code == 302
+    assert response.url == reverse("admin:surveys_privacypolicy_change", args=[1])
+    data = {
+        "default_epsilon": "0.5",
+        "max_question_epsilon": "2",
+        "max_survey_epsilon": "5",
+        "allow_mechanism_override": "on",
+    }
+    admin_client.post(reverse("admin:surveys_privacypolicy_change", args=[1]), data)
+    policy = PrivacyPolicy.current()
+    assert (policy.default_epsilon, policy.max_question_epsilon, policy.allow_mechanism_override) == (0.5, 2, True)
+    assert PrivacyPolicy.objects.count() == 1
+    assert admin_client.get(reverse("admin:surveys_privacypolicy_add")).status_code == 403
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "abc", "25"])
+def test_it_rejects_an_invalid_policy_epsilon(admin_client, value):
+    PrivacyPolicy.current()
+    data = {"default_epsilon": "1", "max_question_epsilon": value, "max_survey_epsilon": "5"}
+    response = admin_client.post(reverse("admin:surveys_privacypolicy_change", args=[1]), data)
+    assert response.status_code == 200
+    assert PrivacyPolicy.current().max_question_epsilon == 4.0
+
+
+def test_it_lists_surveys_with_status_responses_and_total_epsilon(admin_client, researcher, make_survey):
+    make_survey(researcher, title="Drugs", epsilons=(1.0, 0.5), status="open")
+    html = admin_client.get(reverse("admin:surveys_survey_changelist")).content.decode()
+    assert "Drugs" in html and "1.5" in html and "Open" in html
+
+
+def test_it_refuses_to_edit_a_frozen_question_in_the_admin(admin_client, researcher, make_survey):
+    survey = make_survey(researcher, status="open")
+    question = survey.questions.get(kind="yesno")
+    url = reverse("admin:surveys_question_change", args=[question.pk])
+    html = admin_client.get(url).content.decode()
+    assert 'name="epsilon"' not in html
+    admin_client.post(url, {"text": "Changed", "kind": "yesno", "epsilon": "3", "order": "1", "survey": survey.pk})
+    question.refresh_from_db()
+    assert question.text == "Have you ever cheated?" and question.epsilon == 1.0
+
+
+def test_it_shows_a_frozen_surveys_questions_read_only(admin_client, researcher, make_survey):
+    survey = make_survey(researcher, status="open")
+    html = admin_client.get(reverse("admin:surveys_survey_change", args=[survey.pk])).content.decode()
+    assert "Have you ever cheated?" in html
+    assert 'name="questions-0-epsilon"' not in html
+
+
+def test_it_edits_a_draft_surveys_questions_inline(admin_client, researcher, make_survey):
+    survey = make_survey(researcher)
+    html = admin_client.get(reverse("admin:surveys_survey_change", args=[survey.pk])).content.decode()
+    assert 'name="questions-0-epsilon"' in html
+
+
+def test_the_model_refuses_to_change_a_frozen_question(researcher, make_survey):
+    survey = make_survey(researcher, status="open")
+    question = survey.questions.first()
+    question.epsilon = 3
+    with pytest.raises(ValidationError, match="frozen"):
+        question.save()
+    with pytest.raises(ValidationError, match="frozen"):
+        Question.objects.get(pk=question.pk).delete()
+    with pytest.raises(ValidationError, match="frozen"):
+        survey.questions.get(kind="categorical").choices.first().delete()
+
+
+@pytest.mark.parametrize("value", [0.0, -1.0, float("inf"), 21.0])
+def test_the_database_refuses_an_invalid_epsilon(researcher, value):
+    survey = Survey.objects.create(owner=researcher, title="T")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Question.objects.bulk_create([Question(survey=survey, text="Q", epsilon=value)])
+
+
+def test_the_database_refuses_a_nan_epsilon(researcher):
+    survey = Survey.objects.create(owner=researcher, title="T")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Question.objects.bulk_create([Question(survey=survey, text="Q", epsilon=float("nan"))])
+
+
+def test_it_creates_researcher_accounts_that_can_author(admin_client, client):
+    from django.contrib.auth.models import Group, User
+
+    group = Group.objects.get(name="Researchers")
+    admin_client.post(
+        reverse("admin:auth_user_add"),
+        {"username": "carol", "password1": "a-long-pass-9871", "password2": "a-long-pass-9871",
+         "usable_password": "true"},
+    )
+    carol = User.objects.get(username="carol")
+    client.force_login(carol)
+    assert client.get(reverse("survey-list")).status_code == 403
+    carol.groups.add(group)
+    assert client.get(reverse("survey-list")).status_code == 200

@@ -1,0 +1,320 @@
+"""The researcher's pages: every view for its owner, another researcher, a visitor, and bad input."""
+
+import pytest
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from surveys.models import Choice, PrivacyPolicy, Question, Survey
+
+pytestmark = pytest.mark.django_db
+
+# (url name, needs a question rather than a survey, methods it refuses)
+SURVEY_VIEWS = [
+    ("survey-detail", ["POST"]),
+    ("survey-edit", ["PUT"]),
+    ("survey-delete", ["PUT"]),
+    ("survey-open", ["PUT"]),
+    ("survey-close", ["PUT"]),
+    ("survey-duplicate", ["GET"]),
+    ("survey-preview", ["POST"]),
+    ("question-create", ["PUT"]),
+]
+QUESTION_VIEWS = [
+    ("question-edit", ["PUT"]),
+    ("question-delete", ["PUT"]),
+    ("question-move", ["GET"]),
+]
+
+
+def url_for(name: str, survey: Survey) -> str:
+    if name.startswith("question-") and name != "question-create":
+        return reverse(name, args=[survey.questions.first().pk])
+    return reverse(name, args=[survey.pk])
+
+
+@pytest.mark.parametrize("name,refused", SURVEY_VIEWS + QUESTION_VIEWS)
+def test_it_refuses_the_wrong_method(client, researcher, make_survey, name, refused):
+    client.force_login(researcher)
+    url = url_for(name, make_survey(researcher))
+    for method in refused:
+        assert getattr(client, method.lower())(url).status_code == 405
+
+
+@pytest.mark.parametrize("name,_", SURVEY_VIEWS + QUESTION_VIEWS)
+def test_it_hides_surveys_from_another_researcher(client, researcher, other_researcher, make_survey, name, _):
+    survey = make_survey(researcher)
+    client.force_login(other_researcher)
+    method = client.get if name not in {"survey-duplicate", "question-move"} else client.post
+    assert method(url_for(name, survey)).status_code == 404
+    assert Survey.objects.count() == 1
+
+
+@pytest.mark.parametrize("name,_", SURVEY_VIEWS + QUESTION_VIEWS)
+def test_it_sends_visitors_to_sign_in(client, researcher, make_survey, name, _):
+    url = url_for(name, make_survey(researcher))
+    method = client.get if name not in {"survey-duplicate", "question-move"} else client.post
+    response = method(url)
+    assert response.status_code == 302
+    assert response.url.startswith(reverse("login"))
+
+
+def test_it_refuses_signed_in_users_who_are_not_researchers(client):
+    user = User.objects.create_user("bob", password="pass-for-tests-1")
+    client.force_login(user)
+    assert client.get(reverse("survey-list")).status_code == 403
+    assert client.post(reverse("survey-create"), {"title": "X"}).status_code == 403
+    assert not Survey.objects.exists()
+
+
+def test_it_explains_how_to_start_when_there_are_no_surveys(client, researcher):
+    client.force_login(researcher)
+    html = client.get(reverse("survey-list")).content.decode()
+    assert "You have no surveys yet" in html
+    assert reverse("survey-create") in html
+
+
+def test_it_lists_only_my_surveys_with_status_responses_and_total_epsilon(
+    client, researcher, other_researcher, make_survey
+):
+    make_survey(researcher, title="Mine", epsilons=(0.5, 1.25), status="open")
+    make_survey(other_researcher, title="Theirs")
+    client.force_login(researcher)
+    html = client.get(reverse("survey-list")).content.decode()
+    assert "Mine" in html and "Theirs" not in html
+    assert "1.75" in html and "Open" in html
+
+
+def test_it_paginates_the_survey_list(client, researcher):
+    Survey.objects.bulk_create([Survey(owner=researcher, title=f"S{i}", public_id=f"p{i}") for i in range(25)])
+    client.force_login(researcher)
+    assert "Page 1 of 2" in client.get(reverse("survey-list")).content.decode()
+    assert "S0" in client.get(reverse("survey-list") + "?page=2").content.decode()
+
+
+def test_it_creates_and_edits_a_survey(client, researcher):
+    client.force_login(researcher)
+    response = client.post(reverse("survey-create"), {"title": "Health", "introduction": "Hi"})
+    survey = Survey.objects.get()
+    assert response.url == survey.get_absolute_url()
+    assert survey.owner == researcher and survey.is_draft
+    client.post(reverse("survey-edit", args=[survey.pk]), {"title": "Health 2", "introduction": ""})
+    survey.refresh_from_db()
+    assert survey.title == "Health 2"
+
+
+def test_it_requires_a_title(client, researcher):
+    client.force_login(researcher)
+    response = client.post(reverse("survey-create"), {"title": ""})
+    assert response.status_code == 200
+    assert "This field is required" in response.content.decode()
+    assert not Survey.objects.exists()
+
+
+def test_it_adds_a_categorical_question_with_its_choices(client, researcher):
+    survey = Survey.objects.create(owner=researcher, title="T")
+    client.force_login(researcher)
+    data = {"text": "Which?", "kind": "categorical", "epsilon": "1.5", "choices": "A\n\n B \nC"}
+    response = client.post(reverse("question-create", args=[survey.pk]), data)
+    assert response.status_code == 302
+    question = survey.questions.get()
+    assert question.labels() == ["A", "B", "C"] and question.epsilon == 1.5
+
+
+def test_it_offers_the_policy_default_epsilon(client, researcher):
+    PrivacyPolicy.objects.update_or_create(pk=1, defaults={"default_epsilon": 0.7})
+    survey = Survey.objects.create(owner=researcher, title="T")
+    client.force_login(researcher)
+    html = client.get(reverse("question-create", args=[survey.pk])).content.decode()
+    assert 'value="0.7"' in html
+
+
+@pytest.mark.parametrize(
+    "choices,error",
+    [("Only one", "at least two choices"), ("A\na", "must be different"), ("", "at least two")],
+)
+def test_it_rejects_bad_choices(client, researcher, choices, error):
+    survey = Survey.objects.create(owner=researcher, title="T")
+    client.force_login(researcher)
+    data = {"text": "Which?", "kind": "categorical", "epsilon": "1", "choices": choices}
+    response = client.post(reverse("question-create", args=[survey.pk]), data)
+    assert error in response.content.decode()
+    assert not Question.objects.exists() and not Choice.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "epsilon,error",
+    [
+        ("0", "greater than 0"),
+        ("-1", "greater than 0"),
+        ("nan", "Enter a number"),
+        ("NaN", "Enter a number"),
+        ("inf", "Enter a number"),
+        ("-inf", "Enter a number"),
+        ("1e400", "Enter a number"),
+        ("abc", "Enter a number"),
+        ("", "This field is required"),
+        ("4.5", "at most 4 per question"),
+    ],
+)
+def test_it_rejects_every_kind_of_invalid_epsilon(client, researcher, epsilon, error):
+    survey = Survey.objects.create(owner=researcher, title="T")
+    client.force_login(researcher)
+    data = {"text": "Q?", "kind": "yesno", "epsilon": epsilon}
+    response = client.post(reverse("question-create", args=[survey.pk]), data)
+    assert response.status_code == 200
+    assert error in response.content.decode()
+    assert not Question.objects.exists()
+
+
+def test_it_rejects_an_epsilon_that_would_exceed_the_survey_total(client, researcher, make_survey):
+    PrivacyPolicy.objects.update_or_create(pk=1, defaults={"max_survey_epsilon": 4.0})
+    survey = make_survey(researcher, epsilons=(1.0, 2.0))
+    client.force_login(researcher)
+    data = {"text": "Q?", "kind": "yesno", "epsilon": "1.5"}
+    response = client.post(reverse("question-create", args=[survey.pk]), data)
+    assert "above the site&#x27;s limit of 4 per survey" in response.content.decode()
+    assert survey.questions.count() == 2
+
+
+def test_it_edits_a_draft_question(client, researcher, make_survey):
+    survey = make_survey(researcher)
+    question = survey.questions.get(kind="categorical")
+    client.force_login(researcher)
+    html = client.get(reverse("question-edit", args=[question.pk])).content.decode()
+    assert "Never\nOnce\nOften" in html
+    data = {"text": "How often now?", "kind": "categorical", "epsilon": "1", "choices": "Often\nNever"}
+    client.post(reverse("question-edit", args=[question.pk]), data)
+    question.refresh_from_db()
+    assert question.text == "How often now?" and question.labels() == ["Often", "Never"]
+
+
+def test_it_moves_questions_up_and_down(client, researcher, make_survey):
+    survey = make_survey(researcher)
+    first, second = survey.ordered_questions()
+    client.force_login(researcher)
+    client.post(reverse("question-move", args=[second.pk]), {"direction": "up"})
+    assert list(survey.ordered_questions()) == [second, first]
+    client.post(reverse("question-move", args=[second.pk]), {"direction": "up"})
+    assert list(survey.ordered_questions()) == [second, first]
+    client.post(reverse("question-move", args=[second.pk]), {"direction": "down"})
+    assert list(survey.ordered_questions()) == [first, second]
+
+
+def test_it_deletes_a_draft_question(client, researcher, make_survey):
+    survey = make_survey(researcher)
+    question = survey.questions.first()
+    client.force_login(researcher)
+    assert client.get(reverse("question-delete", args=[question.pk])).status_code == 200
+    client.post(reverse("question-delete", args=[question.pk]))
+    assert survey.questions.count() == 1
+
+
+def test_it_opens_a_survey_after_confirmation_and_freezes_its_mechanisms(client, researcher, make_survey):
+    survey = make_survey(researcher)
+    client.force_login(researcher)
+    assert "frozen for good" in client.get(reverse("survey-open", args=[survey.pk])).content.decode()
+    survey.refresh_from_db()
+    assert survey.is_draft
+    client.post(reverse("survey-open", args=[survey.pk]))
+    survey.refresh_from_db()
+    assert survey.is_open and survey.opened_at is not None
+    for question in survey.questions.all():
+        assert question.spec == question.mechanism().spec()
+        assert question.tallies.count() == question.mechanism().k
+
+
+def test_it_refuses_to_open_a_survey_without_questions(client, researcher):
+    survey = Survey.objects.create(owner=researcher, title="Empty")
+    client.force_login(researcher)
+    response = client.post(reverse("survey-open", args=[survey.pk]))
+    assert "Add at least one question" in response.content.decode()
+    survey.refresh_from_db()
+    assert survey.is_draft
+
+
+def test_it_closes_an_open_survey_after_confirmation(client, researcher, make_survey):
+    survey = make_survey(researcher, status="open")
+    client.force_login(researcher)
+    assert client.get(reverse("survey-close", args=[survey.pk])).status_code == 200
+    client.post(reverse("survey-close", args=[survey.pk]))
+    survey.refresh_from_db()
+    assert survey.status == "closed" and survey.closed_at is not None
+
+
+@pytest.mark.parametrize("name", ["question-edit", "question-delete", "question-move"])
+def test_it_refuses_to_change_a_frozen_question_and_offers_a_duplicate(client, researcher, make_survey, name):
+    survey = make_survey(researcher, status="open")
+    question = survey.questions.get(kind="yesno")
+    client.force_login(researcher)
+    response = client.post(reverse(name, args=[question.pk]), {"text": "New", "kind": "yesno", "epsilon": "3"})
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert "frozen" in html and "Duplicate as a new draft" in html
+    question.refresh_from_db()
+    assert question.text == "Have you ever cheated?" and question.epsilon == 1.0
+    assert survey.questions.count() == 2
+
+
+def test_it_refuses_to_add_a_question_to_an_open_survey(client, researcher, make_survey):
+    survey = make_survey(researcher, status="closed")
+    client.force_login(researcher)
+    response = client.post(reverse("question-create", args=[survey.pk]), {"text": "Q", "kind": "yesno", "epsilon": "1"})
+    assert response.status_code == 409
+    assert survey.questions.count() == 2
+
+
+def test_it_duplicates_an_open_survey_as_a_new_draft(client, researcher, make_survey):
+    survey = make_survey(researcher, status="open")
+    client.force_login(researcher)
+    response = client.post(reverse("survey-duplicate", args=[survey.pk]))
+    copy = Survey.objects.exclude(pk=survey.pk).get()
+    assert response.url == copy.get_absolute_url()
+    assert copy.is_draft and copy.owner == researcher and copy.public_id != survey.public_id
+    original = [(q.text, q.epsilon, q.labels()) for q in survey.ordered_questions()]
+    assert [(q.text, q.epsilon, q.labels()) for q in copy.ordered_questions()] == original
+    assert all(q.spec is None for q in copy.questions.all())
+
+
+def test_it_deletes_a_survey_without_responses_after_one_confirmation(client, researcher, make_survey):
+    survey = make_survey(researcher)
+    client.force_login(researcher)
+    client.post(reverse("survey-delete", args=[survey.pk]))
+    assert not Survey.objects.exists()
+
+
+def test_it_asks_for_explicit_confirmation_before_deleting_responses(client, researcher, make_survey):
+    survey = make_survey(researcher, status="open")
+    Survey.objects.filter(pk=survey.pk).update(response_count=3)
+    client.force_login(researcher)
+    response = client.post(reverse("survey-delete", args=[survey.pk]))
+    assert "3 responses" in response.content.decode()
+    assert Survey.objects.exists()
+    client.post(reverse("survey-delete", args=[survey.pk]), {"confirm": "on"})
+    assert not Survey.objects.exists()
+
+
+def test_it_previews_a_draft_exactly_like_the_respondent_page_without_sending(client, researcher, make_survey):
+    survey = make_survey(researcher)
+    client.force_login(researcher)
+    html = client.get(reverse("survey-preview", args=[survey.pk])).content.decode()
+    assert "Have you ever cheated?" in html and "Often" in html
+    assert "Preview" in html and "disabled" in html
+
+
+def test_it_explains_an_epsilon_in_numbers(client, researcher):
+    client.force_login(researcher)
+    data = client.get(reverse("epsilon-explain"), {"epsilon": "1", "kind": "yesno"}).json()
+    assert data["odds"] == pytest.approx(2.718281828)
+    assert data["truth_probability"] == pytest.approx(2.718281828 / 3.718281828)
+    assert [m["n"] for m in data["margins"]] == [200, 1000, 5000]
+    assert data["margins"][0]["margin"] > data["margins"][2]["margin"] > 0
+    categorical = client.get(reverse("epsilon-explain"), {"epsilon": "1", "kind": "categorical", "k": "20"}).json()
+    assert "OUE" in categorical["mechanism"]
+    assert client.get(reverse("epsilon-explain"), {"epsilon": "1", "kind": "categorical", "k": "3"}).json()["mechanism"].endswith("(GRR)")
+
+
+@pytest.mark.parametrize("query", [{"epsilon": "nan"}, {"epsilon": "0"}, {"epsilon": "x"}, {"epsilon": "1", "k": "1", "kind": "categorical"}, {"epsilon": "1", "kind": "bogus"}])
+def test_it_explains_bad_epsilons_with_a_clear_error(client, researcher, query):
+    client.force_login(researcher)
+    response = client.get(reverse("epsilon-explain"), query)
+    assert response.status_code == 400 and response.json()["error"]
