@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+BIND ?= 127.0.0.1:8000
+WORKERS ?= 4
 
 .DEFAULT_GOAL := help
 .PHONY: help install run serve test test-python test-js lint migrations-check vectors bench clean
@@ -22,6 +24,12 @@ run: install ## Set up SQLite with demo accounts and a demo survey, then serve o
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py demo
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
+
+serve: install ## Production server (gunicorn). Needs SECRET_KEY and ALLOWED_HOSTS; see README
+	DEBUG=false $(BIN)/python manage.py migrate --noinput
+	DEBUG=false $(BIN)/python manage.py collectstatic --noinput --verbosity 0
+	DEBUG=false $(BIN)/gunicorn surveysite.wsgi --bind $(BIND) --workers $(WORKERS) \
+		--graceful-timeout 30 --max-requests 10000 --max-requests-jitter 1000
 
 test: install lint migrations-check test-js test-python ## Run every suite: lint, migrations, JavaScript, Python and browser tests
 

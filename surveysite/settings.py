@@ -60,6 +60,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "surveysite.middleware.security_headers",
+    "surveysite.middleware.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "surveysite.urls"
@@ -88,6 +90,14 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # WAL lets readers work while a submission is written; IMMEDIATE transactions take the
+    # write lock up front, so concurrent submissions queue instead of failing as "locked".
+    DATABASES["default"]["OPTIONS"] = {
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 30,
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -117,6 +127,44 @@ STORAGES = {
         else "whitenoise.storage.CompressedManifestStaticFilesStorage"
     },
 }
+
+# Security. Behind an HTTPS proxy set SECURE_SSL_REDIRECT, SECURE_HSTS_SECONDS and
+# SECURE_PROXY_SSL_HEADER=on (the proxy must set X-Forwarded-Proto). See README.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+SECURE_HSTS_SECONDS = int(os.getenv("SECURE_HSTS_SECONDS", "0" if DEBUG else "31536000"))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", not DEBUG)
+if env_bool("SECURE_PROXY_SSL_HEADER", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SESSION_COOKIE_HTTPONLY = True
+SECURE_CONTENT_TYPE_NOSNIFF = True
+# Survey links are secrets: never leak them to other sites.
+SECURE_REFERRER_POLICY = "no-referrer"
+X_FRAME_OPTIONS = "DENY"
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+PERMISSIONS_POLICY = (
+    "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()"
+)
+
+# The cache holds rate-limit counters. Local memory is per process; with several app
+# servers set REDIS_URL so that they share one count.
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    if not os.getenv("REDIS_URL")
+    else {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": os.getenv("REDIS_URL")}
+}
+# "count/seconds" per client. The client is identified by a keyed hash of its address,
+# kept only in the cache and only for the window; it is never stored with reports.
+RATELIMIT_SUBMISSIONS = os.getenv("RATELIMIT_SUBMISSIONS", "30/60")
+RATELIMIT_SIGN_IN = os.getenv("RATELIMIT_SIGN_IN", "10/300")
+# Behind a proxy, the client's address is the last one the proxy appended.
+RATELIMIT_TRUST_FORWARDED_FOR = env_bool("RATELIMIT_TRUST_FORWARDED_FOR", False)
 
 CRISPY_ALLOWED_TEMPLATE_PACKS = "bootstrap5"
 CRISPY_TEMPLATE_PACK = "bootstrap5"

@@ -5,6 +5,7 @@ import shutil
 
 import pytest
 from django.contrib.auth.models import Group, User
+from django.core.cache import cache
 
 from surveys.models import Choice, Question, Survey
 
@@ -17,6 +18,12 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Rate-limit counters live in the cache: each test starts with none."""
+    cache.clear()
 
 
 @pytest.fixture

@@ -118,3 +118,25 @@ def test_it_shows_a_skip_link_to_keyboard_users(live_server, page):
     assert page.locator("a.skip-link").is_visible()
     page.keyboard.press("Enter")
     assert page.evaluate("document.activeElement.id") == "main"
+
+
+def test_it_sends_security_headers(client):
+    response = client.get(reverse("home"))
+    csp = response.headers["Content-Security-Policy"]
+    assert "script-src 'self'" in csp and "unsafe-inline" not in csp
+    assert "frame-ancestors 'none'" in csp
+    assert response.headers["Referrer-Policy"] == "no-referrer"
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+    assert response.headers["X-Frame-Options"] == "DENY"
+    assert "camera=()" in response.headers["Permissions-Policy"]
+
+
+@pytest.mark.parametrize("url", ["/accounts/login/", "/admin/login/"])
+def test_it_limits_sign_in_attempts(client, researcher, settings, url):
+    settings.RATELIMIT_SIGN_IN = "3/300"
+    statuses = [client.post(url, {"username": "alice", "password": "wrong"}).status_code for _ in range(4)]
+    assert statuses == [200, 200, 200, 429]
+    response = client.post(url, {"username": "alice", "password": "pass-for-tests-1"})
+    assert response.status_code == 429
+    assert "Too many sign-in attempts" in response.content.decode()
+    assert "_auth_user_id" not in client.session

@@ -1,0 +1,43 @@
+"""Cache-backed rate limits per client, without keeping anyone's address.
+
+A client is identified by an HMAC of its IP address under the site's secret key. The
+counter lives in the cache for one time window and is never written with a report.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import time
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpRequest
+
+
+def client_id(request: HttpRequest) -> str:
+    address = request.META.get("REMOTE_ADDR", "")
+    if settings.RATELIMIT_TRUST_FORWARDED_FOR:
+        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+        address = forwarded.split(",")[-1].strip() or address
+    key = settings.SECRET_KEY.encode()
+    return hmac.new(key, address.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def parse_rate(rate: str) -> tuple[int, int]:
+    """ "30/60" -> (30 requests, per 60 seconds)."""
+    count, seconds = rate.split("/")
+    return int(count), int(seconds)
+
+
+def is_limited(request: HttpRequest, scope: str, rate: str) -> bool:
+    """Count this request; True once the client has made more than `rate` in this window."""
+    limit, window = parse_rate(rate)
+    bucket = int(time.time() // window)
+    key = f"ratelimit:{scope}:{client_id(request)}:{bucket}"
+    cache.add(key, 0, timeout=window + 1)
+    try:
+        return cache.incr(key) > limit
+    except ValueError:  # expired between add and incr: this is the window's first request
+        cache.set(key, 1, timeout=window + 1)
+        return False
