@@ -1,0 +1,121 @@
+// Local differential privacy in the browser: randomize one answer before it leaves the device.
+// Twin of surveys/ldp.py (the server side); tests/ldp_vectors.json keeps the two in step.
+// Plain ES module, no DOM. Randomness comes only from crypto.getRandomValues.
+//
+// A spec is what surveys/ldp.py's Mechanism.spec() returns, e.g.
+//   {mechanism: "rr", encoding: "bit", k: 2, epsilon: 1, p: 0.731, q: 0.731, ...}
+// encoding "bit":   P(report 1 | answer 1) = p, P(report 0 | answer 0) = q.
+// encoding "index": report the answer with probability p, else one of the k - 1 others
+//                   uniformly (each with probability q).
+// encoding "unary": k bits; bit i is 1 with probability p if i is the answer, q otherwise.
+
+const MAX_CATEGORIES = 1000;
+const TWO_POW_26 = 2 ** 26;
+const TWO_POW_32 = 2 ** 32;
+const TWO_POW_53 = 2 ** 53;
+
+function makeCryptoSource(batch = 256) {
+  const buffer = new Uint32Array(batch);
+  let next = batch;
+  return {
+    uint32() {
+      if (next === batch) {
+        globalThis.crypto.getRandomValues(buffer);
+        next = 0;
+      }
+      return buffer[next++];
+    },
+  };
+}
+
+// Default random source: uniform 32-bit integers from crypto.getRandomValues, fetched 256 at a time.
+export const cryptoSource = makeCryptoSource();
+
+// Uniform integer in [0, n) for an integer 1 <= n <= 2^32. Rejection sampling: draws at or
+// above the largest multiple of n below 2^32 are redrawn, so every result is exactly equally
+// likely (a plain `x % n` would favour small results). Fewer than 2 draws expected.
+export function uniformInt(n, source = cryptoSource) {
+  if (!Number.isInteger(n) || n < 1 || n > TWO_POW_32) {
+    throw new Error(`uniformInt needs a whole number n from 1 to 2^32, got ${n}`);
+  }
+  const limit = TWO_POW_32 - (TWO_POW_32 % n);
+  for (;;) {
+    const x = source.uint32();
+    if (x < limit) return x % n;
+  }
+}
+
+// true with probability prob (0 <= prob <= 1). Compares a uniform 53-bit integer u (two 32-bit
+// draws) with prob * 2^53, which is exact in floating point, so
+//   P(true) = ceil(prob * 2^53) / 2^53, hence 0 <= P(true) - prob < 2^-53.
+// prob = 0 and prob = 1 are exact.
+export function bernoulli(prob, source = cryptoSource) {
+  if (typeof prob !== "number" || !(prob >= 0 && prob <= 1)) {
+    throw new Error(`bernoulli needs a probability between 0 and 1, got ${prob}`);
+  }
+  const u = (source.uint32() >>> 5) * TWO_POW_26 + (source.uint32() >>> 6); // 27 + 26 bits
+  return u < prob * TWO_POW_53;
+}
+
+function isProbability(x) {
+  return typeof x === "number" && x > 0 && x < 1;
+}
+
+// Exact epsilon of the spec's probabilities (same formulas as surveys/ldp.py).
+function epsilonOf(encoding, p, q) {
+  if (encoding === "bit") return Math.log(Math.max(p / (1 - q), q / (1 - p)));
+  if (encoding === "index") return Math.log(p / q);
+  return Math.log((p * (1 - q)) / ((1 - p) * q));
+}
+
+// Throws an Error with a clear message unless spec describes a mechanism this module can run
+// and its probabilities leak no more than the epsilon it advertises.
+export function validateSpec(spec) {
+  if (spec === null || typeof spec !== "object") throw new Error("spec must be an object");
+  const { encoding, k, p, q, epsilon } = spec;
+  if (!["bit", "index", "unary"].includes(encoding)) {
+    throw new Error(`spec.encoding must be "bit", "index" or "unary", got ${encoding}`);
+  }
+  if (!Number.isInteger(k) || k < 2 || k > MAX_CATEGORIES) {
+    throw new Error(`spec.k must be a whole number from 2 to ${MAX_CATEGORIES}, got ${k}`);
+  }
+  if (encoding === "bit" && k !== 2) throw new Error("a yes/no spec must have k = 2");
+  if (!isProbability(p) || !isProbability(q)) {
+    throw new Error(`spec.p and spec.q must be numbers strictly between 0 and 1, got ${p}, ${q}`);
+  }
+  if (encoding === "bit" ? !(p + q > 1) : !(p > q)) {
+    throw new Error("spec.p and spec.q would make reports uninformative or misleading");
+  }
+  if (encoding === "index" && Math.abs(p + (k - 1) * q - 1) > 1e-12) {
+    throw new Error("an index spec needs p + (k - 1) q = 1");
+  }
+  if (typeof epsilon !== "number" || !(epsilon > 0) || !Number.isFinite(epsilon)) {
+    throw new Error(`spec.epsilon must be a positive number, got ${epsilon}`);
+  }
+  // The slack absorbs rounding: p and q are doubles, so near epsilon = 20 (the server's
+  // maximum) their ln-ratios are only good to ~2e-7. A leak of 1e-6 in epsilon is immaterial.
+  if (epsilonOf(encoding, p, q) > epsilon + 1e-6) {
+    throw new Error("spec.p and spec.q give less privacy than spec.epsilon promises");
+  }
+}
+
+// Randomize one answer (an integer category: 0 = no / 1 = yes for yes/no questions).
+// Returns 0|1 for "bit", an integer in [0, k) for "index", an array of k 0/1 for "unary".
+export function randomize(spec, answer, source = cryptoSource) {
+  validateSpec(spec);
+  const { encoding, k, p, q } = spec;
+  if (!Number.isInteger(answer) || answer < 0 || answer >= k) {
+    throw new Error(`answer must be a whole number from 0 to ${k - 1}, got ${answer}`);
+  }
+  if (encoding === "bit") {
+    return bernoulli(answer === 1 ? p : q, source) ? answer : 1 - answer;
+  }
+  if (encoding === "index") {
+    if (bernoulli(p, source)) return answer;
+    const other = uniformInt(k - 1, source);
+    return other >= answer ? other + 1 : other; // skip the answer: uniform over the others
+  }
+  const bits = new Array(k);
+  for (let i = 0; i < k; i++) bits[i] = bernoulli(i === answer ? p : q, source) ? 1 : 0;
+  return bits;
+}

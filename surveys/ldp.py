@@ -1,0 +1,774 @@
+"""Local differential privacy: randomizers, estimators and a sample-size planner.
+
+Pure numpy + standard library; no Django. The browser twin is ``static/surveys/ldp.js``;
+``tests/ldp_vectors.json`` (written by ``python -m surveys.ldp``) keeps the two in step.
+
+Notation: epsilon > 0 is the privacy parameter, k the number of true categories (yes/no
+questions have k = 2 with category 0 = "no" and 1 = "yes"), n the number of reports.
+
+Every mechanism here is described by one k x k matrix ``S = m.matrix()``::
+
+    S[c, i] = P(a report supports category c | the respondent's true category is i)
+
+A report supports category c when it *is* c ("bit" and "index" encodings) or when its bit c
+is 1 ("unary" encoding). Every row of S has the same value off the diagonal, so category c
+is supported with probability a_c = S[c, c] by its own members and b_c = S[c, j] (j != c) by
+everyone else, and a_c > b_c. All estimators below follow from that (Wang et al. 2017).
+
+Sources: Warner (1965); Dwork & Roth; Wang et al., "Locally differentially private protocols
+for frequency estimation" (USENIX Security 2017) and "Locally differentially private
+frequency estimation with consistency" (NDSS 2020). Guide: docs/ldp.md.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+from collections.abc import Callable
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+Z95: float = 1.959963984540054
+"""Two-sided 95% standard normal quantile."""
+
+MAX_EPSILON: float = 20.0
+"""Largest epsilon accepted. At epsilon = 20 a report is already 485 million times likelier
+to match the truth than not; beyond it the smallest probabilities approach the 2^-53
+resolution with which the browser realises them."""
+
+MAX_CATEGORIES: int = 1000
+"""Largest k accepted: matrices are k x k, and unary reports have k bits."""
+
+
+def z_value(confidence: float) -> float:
+    """Two-sided standard normal quantile for ``confidence`` in (0, 1); 0.95 -> ~1.96."""
+    if not (_is_real(confidence) and 0 < confidence < 1):
+        raise ValueError(
+            f"confidence must be a number strictly between 0 and 1, got {confidence!r}"
+        )
+    return NormalDist().inv_cdf(0.5 + confidence / 2)
+
+
+def epsilon_from_matrix(matrix: np.ndarray) -> float:
+    """Exact LDP epsilon of a mechanism with output distribution ``matrix[r, i] = P(r | i)``.
+
+    epsilon = max over outputs r and inputs i, j of ln(P(r | i) / P(r | j)). The matrix must
+    list every output (columns summing to 1), so this suits "bit" and "index" mechanisms, or
+    the full 2^k-row matrix of a unary one.
+    """
+    m = np.asarray(matrix, dtype=float)
+    return float(np.max(np.log(m.max(axis=1) / m.min(axis=1))))
+
+
+def project_simplex(v: Any) -> np.ndarray:
+    """Norm-Sub: the Euclidean projection of ``v`` onto the probability simplex.
+
+    Returns the unique x >= 0 with sum(x) = 1 minimising ||x - v||; it is
+    x_i = max(v_i - tau, 0) for the tau that makes the sum 1 (Wang et al., NDSS 2020, call this
+    Norm-Sub: zero the negatives and shift the rest by a common amount). Because the true
+    proportions lie on the simplex, which is convex, the projection is never farther from them
+    than ``v``. O(k log k) (Held, Wolfe & Crowder 1974; Duchi et al. 2008).
+    """
+    x = np.asarray(v, dtype=float)
+    if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)):
+        raise ValueError("project_simplex needs a non-empty 1-D array of finite numbers")
+    u = np.sort(x)[::-1]
+    cumulative = np.cumsum(u) - 1
+    ranks = np.arange(1, x.size + 1)
+    rho = np.nonzero(u - cumulative / ranks > 0)[0][-1]
+    return np.maximum(x - cumulative[rho] / (rho + 1), 0.0)
+
+
+def _is_real(x: object) -> bool:
+    return isinstance(x, numbers.Real) and not isinstance(x, bool)
+
+
+def _is_integer(x: object) -> bool:
+    return isinstance(x, numbers.Integral) and not isinstance(x, bool)
+
+
+def _check_epsilon(epsilon: object) -> float:
+    if not (_is_real(epsilon) and math.isfinite(epsilon) and 0 < epsilon <= MAX_EPSILON):
+        raise ValueError(
+            f"epsilon must be a number greater than 0 and at most {MAX_EPSILON:g}, got {epsilon!r}"
+        )
+    return float(epsilon)
+
+
+def _check_k(k: object) -> int:
+    if not (_is_integer(k) and 2 <= k <= MAX_CATEGORIES):
+        raise ValueError(
+            f"the number of categories k must be a whole number from 2 to {MAX_CATEGORIES}, "
+            f"got {k!r}"
+        )
+    return int(k)
+
+
+def _check_probability(name: str, value: object) -> float:
+    if not (_is_real(value) and 0 < value < 1):
+        raise ValueError(f"{name} must be a number strictly between 0 and 1, got {value!r}")
+    return float(value)
+
+
+def _check_n(n: object) -> int:
+    if not (_is_integer(n) and n >= 0):
+        raise ValueError(f"n (the number of reports) must be a whole number >= 0, got {n!r}")
+    return int(n)
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class Estimate:
+    """What n reports say about the true proportions of the k categories.
+
+    - ``proportions``: the unbiased estimate (may fall outside [0, 1], need not sum to 1).
+    - ``counts_estimate``: n * proportions, unbiased for the true counts.
+    - ``std_errors``: plug-in standard errors of ``proportions`` (see ``Mechanism.std_errors``).
+    - ``ci_low``/``ci_high``: Wald intervals proportions +- z * std_errors, clipped to [0, 1].
+    - ``consistent``: Norm-Sub, the projection of ``proportions`` onto the simplex (biased,
+      but never farther from the truth; the recommended numbers to chart).
+    - ``mle``: maximum-likelihood proportions, on the simplex (see ``Mechanism.mle``).
+    - ``lr_interval``: yes/no only, likelihood-ratio interval for P(yes); None otherwise.
+
+    With n == 0 nothing is known: every estimate is NaN, every interval is [0, 1] (and
+    ``lr_interval`` is (0, 1) for yes/no). Arrays are read-only; equality is identity.
+    """
+
+    n: int
+    counts: np.ndarray
+    proportions: np.ndarray
+    counts_estimate: np.ndarray
+    std_errors: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    consistent: np.ndarray
+    mle: np.ndarray
+    lr_interval: tuple[float, float] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable copy: arrays become lists of floats (counts: ints), NaN -> None."""
+
+        def floats(a: np.ndarray) -> list[float | None]:
+            return [float(x) if math.isfinite(x) else None for x in a]
+
+        return {
+            "n": self.n,
+            "counts": [int(c) for c in self.counts],
+            "proportions": floats(self.proportions),
+            "counts_estimate": floats(self.counts_estimate),
+            "std_errors": floats(self.std_errors),
+            "ci_low": floats(self.ci_low),
+            "ci_high": floats(self.ci_high),
+            "consistent": floats(self.consistent),
+            "mle": floats(self.mle),
+            "lr_interval": None if self.lr_interval is None else list(self.lr_interval),
+        }
+
+
+class Mechanism:
+    """A randomizer plus everything needed to plan a study with it and to analyse its reports.
+
+    Subclasses fix the encoding ("bit", "index", "unary") and how reports look; estimation,
+    planning and the spec are shared here and depend only on ``matrix()``.
+
+    Attributes: ``name`` ("rr", "forced", "pq", "grr", "sue", "oue"), ``label`` (human name),
+    ``encoding``, ``k``, ``p``, ``q`` (meaning depends on the encoding; see the subclasses),
+    ``epsilon`` (the requested epsilon for mechanisms built from one, which the exact epsilon
+    of the matrix equals up to floating-point rounding of p and q; otherwise the exact
+    epsilon of the matrix).
+    """
+
+    encoding: str = ""
+
+    def __init__(
+        self, name: str, label: str, k: int, p: float, q: float, params: dict[str, Any]
+    ) -> None:
+        self.name = name
+        self.label = label
+        self.k = _check_k(k)
+        self.p = _check_probability("p", p)
+        self.q = _check_probability("q", q)
+        self._params = dict(params)
+        self._check_structure()
+        support = self.matrix()
+        self._a = np.diag(support).copy()  # P(report supports c | truth c)
+        self._b = support[np.arange(self.k), (np.arange(self.k) + 1) % self.k]  # | truth != c
+        exact = self.exact_epsilon()
+        if not exact <= MAX_EPSILON * (1 + 1e-12):
+            raise ValueError(
+                f"these probabilities give epsilon = {exact:.4g}, above the maximum "
+                f"{MAX_EPSILON:g}: almost no privacy"
+            )
+        self.epsilon: float = float(self._params.get("epsilon", exact))
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{key}={value!r}" for key, value in self.params().items())
+        return f"<{type(self).__name__} {self.name}({params}) k={self.k} p={self.p!r} q={self.q!r}>"
+
+    # What subclasses define ----------------------------------------------------------------
+
+    def _check_structure(self) -> None:
+        """Raise ValueError unless p and q make sense for this encoding."""
+        raise NotImplementedError
+
+    def perturb(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Reference randomizer: one report per true category in ``values`` (ints in [0, k))."""
+        raise NotImplementedError
+
+    # Defaults for reports that name one category ("bit", "index"); unary overrides them.
+
+    def matrix(self) -> np.ndarray:
+        """k x k matrix S[c, i] = P(report supports category c | true category i); here p on
+        the diagonal and q elsewhere."""
+        return np.full((self.k, self.k), self.q) + (self.p - self.q) * np.eye(self.k)
+
+    def exact_epsilon(self) -> float:
+        """Exact epsilon of the probability matrix as stored in floating point."""
+        return epsilon_from_matrix(self.matrix())
+
+    def support_counts(self, reports: Any) -> np.ndarray:
+        """Length-k int array: how many of ``reports`` support each category (here: name it)."""
+        r = np.asarray(reports)
+        if r.size == 0:
+            return np.zeros(self.k, dtype=np.int64)
+        if (
+            r.ndim != 1
+            or not np.issubdtype(r.dtype, np.integer)
+            or r.min() < 0
+            or r.max() >= self.k
+        ):
+            raise ValueError(f"reports must be a 1-D array of categories in [0, {self.k})")
+        return np.bincount(r, minlength=self.k).astype(np.int64)
+
+    def validate_report(self, report: object) -> int | tuple[int, ...]:
+        """Parse one report decoded from JSON; raise ValueError with a human message if bad.
+        Here: a JSON integer in [0, k) (not a bool, float or string)."""
+        if not _is_integer(report) or not 0 <= report < self.k:
+            if self.encoding == "bit":
+                raise ValueError(f"a yes/no report must be the number 0 or 1, got {report!r}")
+            raise ValueError(
+                f"a report must be a whole number from 0 to {self.k - 1}, got {report!r}"
+            )
+        return int(report)
+
+    def support(self, report: object) -> list[int]:
+        """Categories that one report supports (it is validated first)."""
+        return [self.validate_report(report)]
+
+    # Shared by all: spec, estimation, planning -----------------------------------------------
+
+    def params(self) -> dict[str, Any]:
+        """The parameters the mechanism was built from, e.g. {"epsilon": 1.0}."""
+        return dict(self._params)
+
+    def spec(self) -> dict[str, Any]:
+        """JSON-serialisable description for the browser and for freezing in the database."""
+        return {
+            "mechanism": self.name,
+            "encoding": self.encoding,
+            "k": self.k,
+            "epsilon": self.epsilon,
+            "p": self.p,
+            "q": self.q,
+            **self._params,
+        }
+
+    def _check_values(self, values: Any) -> np.ndarray:
+        v = np.asarray(values)
+        if v.ndim != 1 or (v.size and not np.issubdtype(v.dtype, np.integer)):
+            raise ValueError("values must be a 1-D array of integer categories")
+        if v.size and (v.min() < 0 or v.max() >= self.k):
+            raise ValueError(f"values must lie in [0, {self.k})")
+        return v.astype(np.int64)
+
+    def _check_counts(self, counts: Any, n: int, need_reports: bool = True) -> np.ndarray:
+        """Integer support counts of shape (..., k), each in [0, n]; for "bit" and "index"
+        every report supports exactly one category, so each row must sum to n."""
+        n = _check_n(n)
+        if need_reports and n == 0:
+            raise ValueError("no reports (n = 0): nothing to estimate")
+        c = np.asarray(counts)
+        as_int = c.astype(np.int64) if c.dtype.kind in "iuf" else None
+        if as_int is None or not np.array_equal(as_int, c) or c.ndim == 0 or c.shape[-1] != self.k:
+            raise ValueError(f"counts must be {self.k} whole numbers (one per category)")
+        if np.any(as_int < 0) or np.any(as_int > n):
+            raise ValueError(f"each count must lie between 0 and n = {n}")
+        if self.encoding != "unary" and np.any(as_int.sum(axis=-1) != n):
+            raise ValueError(f"counts must add up to n = {n}: each report supports one category")
+        return as_int
+
+    def unbiased(self, counts: Any, n: int) -> np.ndarray:
+        """Unbiased proportions f_c = (C_c / n - b_c) / (a_c - b_c), for counts of shape (..., k).
+
+        E[C_c] = n (a_c f_c + b_c (1 - f_c)) whatever the respondents' answers, so the estimate
+        is exactly unbiased; it can leave [0, 1]. For yes/no this is Warner's
+        r = (n1/n + q - 1) / (p + q - 1). Needs n >= 1.
+        """
+        return (self._check_counts(counts, n) / n - self._b) / (self._a - self._b)
+
+    def _support_rate(self, proportions: Any) -> np.ndarray:
+        """lam_c = P(a report supports c) = b_c + (a_c - b_c) f_c, for f on the simplex."""
+        return self._b + np.asarray(proportions, dtype=float) * (self._a - self._b)
+
+    def variance(self, proportions: Any, n: int) -> np.ndarray:
+        """Variance of each unbiased proportion with n reports when the truth is ``proportions``.
+
+        Assumes respondents are a random sample from a population with these category shares,
+        so C_c ~ Binomial(n, lam_c), lam_c = b_c + f_c (a_c - b_c), and
+        Var = lam_c (1 - lam_c) / (n (a_c - b_c)^2) exactly. At f_c = 0 this is Wang et al.'s
+        approximate variance q(1-q) / (n (p-q)^2). For a fixed group of n people (no sampling)
+        the variance is slightly smaller, so these figures are then conservative.
+        """
+        lam = self._support_rate(proportions)
+        return lam * (1 - lam) / (n * (self._a - self._b) ** 2)
+
+    def std_errors(self, counts: Any, n: int) -> np.ndarray:
+        """Plug-in standard errors: sqrt of ``variance`` with lam_c estimated by C_c / n."""
+        lam = self._check_counts(counts, n) / n
+        return np.sqrt(lam * (1 - lam) / n) / (self._a - self._b)
+
+    def _likelihood_counts(self, counts: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """(C, D): reports seen supporting each category, and reports seen *not* supporting it
+        as a separate observation. "bit"/"index": D = 0 (a report names one category; the
+        multinomial likelihood is prod_c lam_c^C_c). "unary": D = n - C (every bit is seen)."""
+        return counts, (n - counts if self.encoding == "unary" else np.zeros_like(counts))
+
+    def log_likelihood(self, proportions: Any, counts: Any, n: int) -> np.ndarray:
+        """Log-likelihood of true ``proportions`` (shape (..., k), on the simplex) given counts,
+        up to a constant: sum_c C_c ln lam_c + D_c ln(1 - lam_c), lam_c = b_c + (a_c - b_c) f_c.
+
+        "bit"/"index": the multinomial likelihood of the reports (D = 0). "unary": the product
+        over bits c of the Binomial(n, lam_c) likelihoods of the column counts (D = n - C). The
+        bits of one report are not independent across categories (exactly one is the true
+        one), so for unary this is a composite likelihood.
+        """
+        c, d = self._likelihood_counts(self._check_counts(counts, n), n)
+        lam = self._support_rate(proportions)
+        return np.sum(c * np.log(lam) + d * np.log1p(-lam), axis=-1)
+
+    def mle(self, counts: Any, n: int) -> np.ndarray:
+        """Maximum-likelihood proportions: the maximiser of ``log_likelihood`` on the simplex.
+
+        On the simplex lam_c depends on f_c alone, so the log-likelihood is a sum of concave
+        one-variable terms h_c(f_c), and the maximum is where (KKT) every f_c > 0 has
+        h_c'(f_c) = mu and every f_c = 0 has h_c'(0) <= mu, for one multiplier mu. For a given
+        mu, h_c'(f) = mu is a quadratic in lam with one root in (0, 1); sum_c f_c(mu) falls as
+        mu grows, so mu is found by bisection, to double precision (at most 100 halvings).
+        Exact, O(k) per halving, independent of n; works on counts of shape (..., k) at once.
+
+        Why not EM (iterative Bayesian update)? It maximises the same function but needed
+        over 100,000 iterations (0.7 s at k = 20) and still stopped visibly short when the
+        maximum lies on the boundary, which sparse histograms make common. Needs n >= 1.
+        """
+        c, d = self._likelihood_counts(self._check_counts(counts, n), n)
+        a, b = self._a, self._b
+        slope = a - b
+
+        def proportions(mu: np.ndarray) -> np.ndarray:
+            # slope * (C / lam - D / (1 - lam)) = mu  <=>  m lam^2 - s lam + C = 0 with
+            # m = mu / slope, s = m + C + D: one root in [0, 1], (s - sqrt(disc)) / (2m),
+            # written without cancellation for either sign of s. C = D = 0 (no evidence): 0.
+            m = mu[..., None] / slope
+            s = m + c + d
+            root = np.sqrt(s * s - 4 * m * c)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                lam = np.where(s > 0, 2 * c / (s + root), (s - root) / (2 * m))
+            lam = np.where(c + d > 0, lam, 0.0)
+            return np.clip((lam - b) / slope, 0, 1)
+
+        # h_c' decreases, so at mu = max_c h_c'(0) every f_c is 0 and at min_c h_c'(1) all are 1.
+        low = np.min(slope * (c / a - d / (1 - a)), axis=-1).astype(float)
+        high = np.max(slope * (c / b - d / (1 - b)), axis=-1).astype(float)
+        for _ in range(100):
+            middle = (low + high) / 2
+            above = proportions(middle).sum(axis=-1) > 1
+            low = np.where(above, middle, low)
+            high = np.where(above, high, middle)
+            if np.all(high - low <= 1e-15 * np.maximum(np.abs(low), np.abs(high))):
+                break
+        f = proportions((low + high) / 2)
+        return f / f.sum(axis=-1, keepdims=True)
+
+    def lr_interval(
+        self, counts: Any, n: int, confidence: float = 0.95
+    ) -> tuple[float, float] | None:
+        """Likelihood-ratio interval for P(yes); only yes/no mechanisms have one (else None)."""
+        return None
+
+    def estimate(self, counts: Any, n: int, confidence: float = 0.95) -> Estimate:
+        """Everything ``Estimate`` lists, from the k support counts and n alone (never the raw
+        reports). Cost O(k) per step of ``mle``'s bisection, whatever n is. Intervals use
+        ``confidence`` (default 95%). n == 0 gives NaN estimates and [0, 1] intervals."""
+        c = self._check_counts(counts, n, need_reports=False)
+        z = z_value(confidence)
+        if n == 0:
+
+            def unknown() -> np.ndarray:
+                return _read_only(np.full(self.k, np.nan))
+
+            return Estimate(
+                n=0,
+                counts=_read_only(c),
+                proportions=unknown(),
+                counts_estimate=unknown(),
+                std_errors=unknown(),
+                ci_low=_read_only(np.zeros(self.k)),
+                ci_high=_read_only(np.ones(self.k)),
+                consistent=unknown(),
+                mle=unknown(),
+                lr_interval=self.lr_interval(c, 0, confidence),
+            )
+        proportions = self.unbiased(c, n)
+        errors = self.std_errors(c, n)
+        return Estimate(
+            n=n,
+            counts=_read_only(c),
+            proportions=_read_only(proportions),
+            counts_estimate=_read_only(n * proportions),
+            std_errors=_read_only(errors),
+            ci_low=_read_only(np.clip(proportions - z * errors, 0, 1)),
+            ci_high=_read_only(np.clip(proportions + z * errors, 0, 1)),
+            consistent=_read_only(project_simplex(proportions)),
+            mle=_read_only(self.mle(c, n)),
+            lr_interval=self.lr_interval(c, n, confidence),
+        )
+
+    def _worst_variance_times_n(self) -> float:
+        """max over categories c and true proportions f_c in [0, 1] of n * ``variance``:
+        lam_c (1 - lam_c) peaks where lam_c = b_c + (a_c - b_c) f_c is closest to 1/2."""
+        worst = np.clip((0.5 - self._b) / (self._a - self._b), 0, 1)
+        return float(np.max(self.variance(worst, 1)))
+
+    def margin_of_error(self, n: int, confidence: float = 0.95) -> float:
+        """Planner: half-width z * sd of the interval for one proportion with n reports, in the
+        worst case over categories and true proportions (so it holds whatever the answers).
+        Uses ``variance`` (random sample of respondents). n = 0 gives infinity."""
+        n = _check_n(n)
+        if n == 0:
+            return math.inf
+        return z_value(confidence) * math.sqrt(self._worst_variance_times_n() / n)
+
+    def n_for_margin(self, margin: float, confidence: float = 0.95) -> int:
+        """Smallest n with ``margin_of_error(n, confidence) <= margin``."""
+        if not (_is_real(margin) and math.isfinite(margin) and margin > 0):
+            raise ValueError(f"margin must be a positive number, got {margin!r}")
+        z = z_value(confidence)
+        n = max(1, math.ceil(z * z * self._worst_variance_times_n() / margin**2))
+        # The closed form can be off by one through rounding; settle it on the function itself.
+        while self.margin_of_error(n, confidence) > margin:
+            n += 1
+        while n > 1 and self.margin_of_error(n - 1, confidence) <= margin:
+            n -= 1
+        return n
+
+
+class BinaryMechanism(Mechanism):
+    """Yes/no randomizers, all described by keep-probabilities (encoding "bit").
+
+    p = P(report 1 | truth 1), q = P(report 0 | truth 0), with p + q > 1 so that "yes"
+    reports are likelier from people whose answer is yes. Reports are ints 0/1.
+    ``matrix()`` is the 2 x 2 output distribution [[q, 1 - p], [1 - q, p]] (rows: report 0/1;
+    columns: truth 0/1). epsilon = ln max(p / (1 - q), q / (1 - p)).
+    """
+
+    encoding = "bit"
+
+    def _check_structure(self) -> None:
+        if self.k != 2:
+            raise ValueError("a yes/no mechanism has exactly k = 2 categories")
+        if not self.p + self.q > 1:
+            raise ValueError(
+                f"p + q must exceed 1 (got p = {self.p}, q = {self.q}): otherwise reports "
+                "carry no information, or point the wrong way"
+            )
+
+    def matrix(self) -> np.ndarray:
+        return np.array([[self.q, 1 - self.p], [1 - self.q, self.p]])
+
+    def perturb(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        v = self._check_values(values)
+        keep = rng.random(v.size) < np.where(v == 1, self.p, self.q)
+        return np.where(keep, v, 1 - v)
+
+    def lr_interval(self, counts: Any, n: int, confidence: float = 0.95) -> tuple[float, float]:
+        """Likelihood-ratio interval for pi = P(yes): all pi in [0, 1] with
+        2 (l(pi_hat) - l(pi)) <= z^2 (the chi-square(1) quantile), where l is the binomial
+        log-likelihood of the n1 "yes" reports with P(report yes) = 1 - q + pi (p + q - 1).
+        l is concave in pi and peaks at pi_hat = ``mle`` (r clipped to [0, 1]). Endpoints by
+        bisection to 1e-12; an endpoint is 0 or 1 when the bound is not reached there. Unlike
+        the Wald interval it stays inside [0, 1] and behaves near 0 and 1. n = 0 -> (0, 1).
+        """
+        c = self._check_counts(counts, n, need_reports=False)
+        if n == 0:
+            return (0.0, 1.0)
+        critical = z_value(confidence) ** 2
+        best = self.mle(c, n)[1]
+        top = self.log_likelihood([1 - best, best], c, n)
+
+        def statistic(pi: np.ndarray) -> np.ndarray:
+            return 2 * (top - self.log_likelihood(np.stack([1 - pi, pi], axis=-1), c, n))
+
+        # Both ends at once: each bound lies between the MLE (inside) and 0 or 1 (outside).
+        inside, outside = np.array([best, best]), np.array([0.0, 1.0])
+        reached = statistic(outside) > critical
+        while np.max(np.abs(outside - inside)) > 1e-12:
+            middle = (inside + outside) / 2
+            below = statistic(middle) <= critical
+            inside = np.where(below, middle, inside)
+            outside = np.where(below, outside, middle)
+        low, high = np.where(reached, inside, np.array([0.0, 1.0]))
+        return (float(low), float(high))
+
+
+class DirectMechanism(Mechanism):
+    """Generalized randomized response, GRR or k-RR (encoding "index").
+
+    Report the true category with probability p, otherwise one of the other k - 1 categories,
+    each with probability q (so p + (k - 1) q = 1). Reports are ints in [0, k).
+    ``matrix()`` is the k x k output distribution: p on the diagonal, q elsewhere.
+    epsilon = ln(p / q).
+    """
+
+    encoding = "index"
+
+    def _check_structure(self) -> None:
+        if not math.isclose(self.p + (self.k - 1) * self.q, 1, rel_tol=1e-12):
+            raise ValueError("GRR probabilities must satisfy p + (k - 1) q = 1")
+        if not self.p > self.q:
+            raise ValueError("GRR must report the truth more often than any other answer")
+
+    def perturb(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        v = self._check_values(values)
+        keep = rng.random(v.size) < self.p
+        other = rng.integers(0, self.k - 1, size=v.size)
+        other += other >= v  # skip the true category: uniform over the k - 1 others
+        return np.where(keep, v, other)
+
+
+class UnaryMechanism(Mechanism):
+    """Unary encoding, SUE (basic RAPPOR) and OUE (encoding "unary").
+
+    The true category becomes a one-hot vector of k bits; each bit is reported as 1 with
+    probability p if it is the true category's bit and q otherwise, independently. Reports are
+    k-tuples of 0/1. ``matrix()`` is the k x k matrix S[c, i] = P(bit c = 1 | truth i): p on
+    the diagonal, q elsewhere; its columns do not sum to 1 (the full distribution of a report
+    y is prod_c S[c, i]^y_c (1 - S[c, i])^(1 - y_c)).
+    """
+
+    encoding = "unary"
+
+    def _check_structure(self) -> None:
+        if not self.p > self.q:
+            raise ValueError("unary encoding needs p > q")
+
+    def exact_epsilon(self) -> float:
+        """ln(p (1 - q) / ((1 - p) q)). Changing the truth from i to j changes the law of only
+        bits i and j, which are independent, so the worst privacy loss is the sum of the worst
+        losses of those two bits: ln(p / q) for bit i reported 1 and ln((1-q) / (1-p)) for bit j
+        reported 0 (p > q). Equals ``epsilon_from_matrix`` of the full 2^k-row matrix."""
+        return math.log(self.p * (1 - self.q) / ((1 - self.p) * self.q))
+
+    def perturb(self, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        v = self._check_values(values)
+        bits = rng.random((v.size, self.k)) < self.q
+        bits[np.arange(v.size), v] = rng.random(v.size) < self.p
+        return bits.astype(np.uint8)
+
+    def support_counts(self, reports: Any) -> np.ndarray:
+        r = np.asarray(reports)
+        if r.size == 0:
+            return np.zeros(self.k, dtype=np.int64)
+        if (
+            r.ndim != 2
+            or r.shape[1] != self.k
+            or not np.issubdtype(r.dtype, np.integer)
+            or np.any((r != 0) & (r != 1))
+        ):
+            raise ValueError(f"unary reports must be an (n, {self.k}) array of 0s and 1s")
+        return r.sum(axis=0, dtype=np.int64)
+
+    def validate_report(self, report: object) -> tuple[int, ...]:
+        if not isinstance(report, (list, tuple)) or len(report) != self.k:
+            raise ValueError(f"a report must be a list of exactly {self.k} zeros and ones")
+        if not all(_is_integer(bit) and bit in (0, 1) for bit in report):
+            raise ValueError(f"every entry of a report must be the number 0 or 1, got {report!r}")
+        return tuple(int(bit) for bit in report)
+
+    def support(self, report: object) -> list[int]:
+        return [c for c, bit in enumerate(self.validate_report(report)) if bit]
+
+
+def randomized_response(epsilon: float) -> BinaryMechanism:
+    """Warner's symmetric randomized response, the default for yes/no questions: tell the
+    truth with probability p = q = e^eps / (1 + e^eps), otherwise the opposite. For a given
+    epsilon this symmetric design has the smallest variance among binary mechanisms."""
+    eps = _check_epsilon(epsilon)
+    keep = 1 / (1 + math.exp(-eps))
+    return BinaryMechanism("rr", "Randomized response (Warner)", 2, keep, keep, {"epsilon": eps})
+
+
+def forced_response(alpha: float = 0.5, beta: float = 0.5) -> BinaryMechanism:
+    """Forced response: with probability alpha answer truthfully, otherwise answer "yes" with
+    probability beta and "no" otherwise. p = alpha + (1 - alpha) beta, q = 1 - (1 - alpha) beta;
+    the coin-flip design alpha = beta = 1/2 gives p = q = 3/4 and epsilon = ln 3."""
+    a = _check_probability("alpha", alpha)
+    b = _check_probability("beta", beta)
+    return BinaryMechanism(
+        "forced",
+        "Forced response",
+        2,
+        a + (1 - a) * b,
+        1 - (1 - a) * b,
+        {"alpha": a, "beta": b},
+    )
+
+
+def keep_probabilities(p: float, q: float) -> BinaryMechanism:
+    """General yes/no randomizer: keep a true "yes" with probability p and a true "no" with
+    probability q (p + q > 1); epsilon = ln max(q / (1 - p), p / (1 - q))."""
+    p = _check_probability("p", p)
+    q = _check_probability("q", q)
+    return BinaryMechanism(
+        "pq", "Randomized response with keep-probabilities", 2, p, q, {"p": p, "q": q}
+    )
+
+
+def grr(epsilon: float, k: int) -> DirectMechanism:
+    """Generalized randomized response: p = e^eps / (e^eps + k - 1), q = 1 / (e^eps + k - 1)."""
+    eps, k = _check_epsilon(epsilon), _check_k(k)
+    denominator = math.exp(eps) + k - 1
+    return DirectMechanism(
+        "grr",
+        "Generalized randomized response (GRR)",
+        k,
+        math.exp(eps) / denominator,
+        1 / denominator,
+        {"epsilon": eps},
+    )
+
+
+def sue(epsilon: float, k: int) -> UnaryMechanism:
+    """Symmetric unary encoding (basic one-time RAPPOR): p = e^(eps/2) / (e^(eps/2) + 1),
+    q = 1 - p."""
+    eps, k = _check_epsilon(epsilon), _check_k(k)
+    keep = 1 / (1 + math.exp(-eps / 2))
+    return UnaryMechanism(
+        "sue",
+        "Symmetric unary encoding (SUE, basic RAPPOR)",
+        k,
+        keep,
+        1 / (1 + math.exp(eps / 2)),
+        {"epsilon": eps},
+    )
+
+
+def oue(epsilon: float, k: int) -> UnaryMechanism:
+    """Optimized unary encoding: p = 1/2, q = 1 / (e^eps + 1); the lowest-variance unary
+    encoding (Wang et al. 2017)."""
+    eps, k = _check_epsilon(epsilon), _check_k(k)
+    return UnaryMechanism(
+        "oue", "Optimized unary encoding (OUE)", k, 0.5, 1 / (math.exp(eps) + 1), {"epsilon": eps}
+    )
+
+
+CATEGORICAL: dict[str, Callable[[float, int], Mechanism]] = {"grr": grr, "sue": sue, "oue": oue}
+
+
+def _grr_threshold(epsilon: float) -> float:
+    return 3 * math.exp(epsilon) + 2
+
+
+def choose_categorical(epsilon: float, k: int, override: str | None = None) -> Mechanism:
+    """The lower-variance mechanism for a k-category question: GRR exactly when
+    k < 3 e^eps + 2, else OUE. That is where Wang et al.'s approximate variances cross:
+    (e^eps + k - 2) / (e^eps - 1)^2 for GRR against 4 e^eps / (e^eps - 1)^2 for OUE.
+    ``override`` ("grr", "sue" or "oue") forces a mechanism."""
+    if override is not None:
+        if override not in CATEGORICAL:
+            raise ValueError(f"override must be one of {sorted(CATEGORICAL)}, got {override!r}")
+        return CATEGORICAL[override](epsilon, k)
+    eps, k = _check_epsilon(epsilon), _check_k(k)
+    return grr(eps, k) if k < _grr_threshold(eps) else oue(eps, k)
+
+
+def choice_reason(epsilon: float, k: int) -> str:
+    """One plain-English sentence on why ``choose_categorical`` picks what it picks."""
+    eps, k = _check_epsilon(epsilon), _check_k(k)
+    threshold = _grr_threshold(eps)
+    if k < threshold:
+        return (
+            f"With {k} categories and epsilon {eps:g}, generalized randomized response (GRR) "
+            f"gives the more precise estimates, because {k} is below 3e^epsilon + 2 = "
+            f"{threshold:.1f}; with more categories than that, its noise would spread too thin."
+        )
+    return (
+        f"With {k} categories and epsilon {eps:g}, optimized unary encoding (OUE) gives the "
+        f"more precise estimates, because {k} is at least 3e^epsilon + 2 = {threshold:.1f}: "
+        "the error of generalized randomized response grows with the number of categories, "
+        "that of OUE does not."
+    )
+
+
+_BUILDERS: dict[str, tuple[Callable[..., Mechanism], tuple[str, ...]]] = {
+    "rr": (randomized_response, ("epsilon",)),
+    "forced": (forced_response, ("alpha", "beta")),
+    "pq": (keep_probabilities, ("p", "q")),
+    "grr": (grr, ("epsilon", "k")),
+    "sue": (sue, ("epsilon", "k")),
+    "oue": (oue, ("epsilon", "k")),
+}
+
+
+def from_spec(spec: dict[str, Any]) -> Mechanism:
+    """Rebuild a mechanism from ``spec()`` output (e.g. as frozen in the database).
+
+    Needs "mechanism" and its parameters; every other key present must equal what this module
+    computes (p, q, epsilon, ...), exactly. A mismatch raises ValueError rather than analysing
+    reports with probabilities other than those they were randomized with.
+    """
+    if not isinstance(spec, dict) or spec.get("mechanism") not in _BUILDERS:
+        raise ValueError(f"a spec must be a dict whose 'mechanism' is one of {sorted(_BUILDERS)}")
+    build, names = _BUILDERS[spec["mechanism"]]
+    missing = [name for name in names if name not in spec]
+    if missing:
+        raise ValueError(f"spec for {spec['mechanism']!r} lacks {', '.join(missing)}")
+    mechanism = build(**{name: spec[name] for name in names})
+    expected = mechanism.spec()
+    wrong = sorted(key for key in spec if key not in expected or spec[key] != expected[key])
+    if wrong:
+        raise ValueError(f"spec does not match the {spec['mechanism']!r} mechanism at: {wrong}")
+    return mechanism
+
+
+def test_vectors() -> dict[str, Any]:
+    """Shared test vectors: spec and exact ``matrix()`` for a grid of mechanisms (the content
+    of tests/ldp_vectors.json; regenerate with ``python -m surveys.ldp``)."""
+    binary = [randomized_response(eps) for eps in (0.5, 1.0, 2.0, math.log(3), 4.0)]
+    binary += [forced_response(a, b) for a, b in ((0.5, 0.5), (0.75, 0.5), (0.6, 0.3))]
+    binary += [keep_probabilities(p, q) for p, q in ((0.7, 0.6), (0.55, 0.95), (0.9, 0.3))]
+    categorical = [
+        build(eps, k)
+        for build in CATEGORICAL.values()
+        for k in (2, 3, 6, 20)
+        for eps in (0.5, 1.0, 2.0, 4.0)
+    ]
+    return {
+        "about": "Spec and exact matrix S[c][i] = P(report supports c | truth i) of each "
+        "mechanism; for unary, S[c][i] = P(bit c is 1 | truth i). Generated by "
+        "`python -m surveys.ldp`; do not edit.",
+        "vectors": [
+            {"spec": m.spec(), "matrix": m.matrix().tolist()} for m in binary + categorical
+        ],
+    }
+
+
+if __name__ == "__main__":
+    print(json.dumps(test_vectors(), indent=1))

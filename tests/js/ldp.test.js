@@ -1,0 +1,209 @@
+// Tests for static/surveys/ldp.js. Run with: node --test tests/js/
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+
+import {
+  bernoulli,
+  cryptoSource,
+  randomize,
+  uniformInt,
+  validateSpec,
+} from "../../static/surveys/ldp.js";
+import { replaySource, seededSource } from "./seeded.js";
+
+const { vectors } = JSON.parse(readFileSync(new URL("../ldp_vectors.json", import.meta.url)));
+const DRAWS = 200_000;
+
+// Upper 0.001 quantile of chi-square(df), Wilson-Hilferty approximation:
+// df * (1 - 2/(9 df) + z sqrt(2/(9 df)))^3 with z = 3.0902 the normal 0.999 quantile. It is
+// within 1% of the exact value for df >= 3 and slightly above it (conservative) for df = 1, 2
+// (e.g. 14.1 against the exact 13.8 for df = 2). With a fixed seed each test is deterministic;
+// at 0.001 per vector the chance that a correct sampler fails any of the ~60 is about 6%
+// before the seed is fixed, and the seed is not chosen to pass.
+function chiSquareCritical(df) {
+  const z = 3.090232306167813;
+  const c = 2 / (9 * df);
+  return df * (1 - c + z * Math.sqrt(c)) ** 3;
+}
+
+function label({ spec }) {
+  const params = Object.entries(spec)
+    .filter(([key]) => !["mechanism", "encoding", "k", "p", "q"].includes(key))
+    .map(([key, value]) => `${key}=${Number(value.toFixed(4))}`);
+  return `${spec.mechanism} k=${spec.k} ${params.join(" ")}`;
+}
+
+// Goodness of fit of DRAWS seeded reports against the exact matrix, true answers cycling over
+// all k categories. "bit"/"index": the (report, answer) table against
+// count(answer) * P(report | answer), k (k - 1) degrees of freedom. "unary": each (bit, answer)
+// count of ones is binomial and the bits are independent given the answer, so the sum of the
+// k^2 squared z-scores is chi-square with k^2 degrees of freedom.
+for (const [index, vector] of vectors.entries()) {
+  test(`sampler matches the matrix: ${label(vector)}`, () => {
+    const { spec, matrix } = vector;
+    const k = spec.k;
+    const source = seededSource(1000 + index);
+    const perAnswer = new Array(k).fill(0);
+    const table = Array.from({ length: k }, () => new Array(k).fill(0)); // [report or bit][answer]
+    for (let t = 0; t < DRAWS; t++) {
+      const answer = t % k;
+      perAnswer[answer] += 1;
+      const report = randomize(spec, answer, source);
+      if (spec.encoding === "unary") {
+        assert.equal(report.length, k);
+        for (let c = 0; c < k; c++) table[c][answer] += report[c];
+      } else {
+        table[report][answer] += 1;
+      }
+    }
+    let statistic = 0;
+    for (let r = 0; r < k; r++) {
+      for (let i = 0; i < k; i++) {
+        const expected = perAnswer[i] * matrix[r][i];
+        const variance = spec.encoding === "unary" ? expected * (1 - matrix[r][i]) : expected;
+        statistic += (table[r][i] - expected) ** 2 / variance;
+      }
+    }
+    const df = spec.encoding === "unary" ? k * k : k * (k - 1);
+    assert.ok(statistic < chiSquareCritical(df), `chi2 = ${statistic} with ${df} df`);
+  });
+}
+
+test("every shared vector is a valid spec", () => {
+  for (const { spec } of vectors) validateSpec(spec);
+});
+
+test("reports have the right shape", () => {
+  const source = seededSource(7);
+  for (const { spec } of vectors) {
+    for (let answer = 0; answer < spec.k; answer++) {
+      const report = randomize(spec, answer, source);
+      if (spec.encoding === "unary") {
+        assert.ok(Array.isArray(report) && report.length === spec.k);
+        assert.ok(report.every((bit) => bit === 0 || bit === 1));
+      } else {
+        assert.ok(Number.isInteger(report) && report >= 0 && report < spec.k);
+      }
+    }
+  }
+});
+
+test("the default source is crypto.getRandomValues", () => {
+  const original = globalThis.crypto.getRandomValues;
+  let calls = 0;
+  globalThis.crypto.getRandomValues = function (array) {
+    calls += 1;
+    assert.ok(array instanceof Uint32Array);
+    return original.call(globalThis.crypto, array);
+  };
+  try {
+    const spec = vectors.find((v) => v.spec.encoding === "unary" && v.spec.k === 20).spec;
+    for (let i = 0; i < 100; i++) randomize(spec, 3); // 4,000 uint32 draws: several refills
+  } finally {
+    globalThis.crypto.getRandomValues = original;
+  }
+  assert.ok(calls >= 10, `getRandomValues called ${calls} times`);
+});
+
+test("Math.random is never used", () => {
+  const original = Math.random;
+  Math.random = () => {
+    throw new Error("Math.random called");
+  };
+  try {
+    for (const { spec } of vectors) randomize(spec, 1);
+    uniformInt(7);
+    bernoulli(0.3);
+  } finally {
+    Math.random = original;
+  }
+  const code = readFileSync(new URL("../../static/surveys/ldp.js", import.meta.url), "utf8");
+  assert.ok(!code.includes("Math.random"));
+});
+
+test("uniformInt has no modulo bias", () => {
+  // n = 3 * 2^29, so 2^32 = 2n + 2^30: with a plain `x % n`, results below 2^30 would have
+  // three preimages and the rest two, and the thirds [0, 2^29), [2^29, 2^30), [2^30, n) would
+  // get 37.5%, 37.5% and 25%. 30,000 draws put that ~700 chi-square units past the cut-off.
+  const n = 3 * 2 ** 29;
+  const source = seededSource(99);
+  const bins = [0, 0, 0];
+  const draws = 30_000;
+  for (let t = 0; t < draws; t++) bins[Math.floor(uniformInt(n, source) / 2 ** 29)] += 1;
+  const statistic = bins.reduce((sum, b) => sum + (b - draws / 3) ** 2 / (draws / 3), 0);
+  assert.ok(statistic < chiSquareCritical(2), `bins ${bins}`);
+});
+
+test("uniformInt is uniform for a small n", () => {
+  const n = 7;
+  const draws = 70_000;
+  const counts = new Array(n).fill(0);
+  const source = seededSource(5);
+  for (let t = 0; t < draws; t++) counts[uniformInt(n, source)] += 1;
+  const statistic = counts.reduce((sum, c) => sum + (c - draws / n) ** 2 / (draws / n), 0);
+  assert.ok(statistic < chiSquareCritical(n - 1), `counts ${counts}`);
+});
+
+test("uniformInt rejects draws from the incomplete last block", () => {
+  // For n = 3 the accepted draws are x < 2^32 - 1 (= 3 * 1431655765); 2^32 - 1 is redrawn.
+  const source = replaySource([0xffffffff, 0xffffffff, 5]);
+  assert.equal(uniformInt(3, source), 2);
+  assert.equal(source.used, 3);
+  assert.equal(uniformInt(1, replaySource([0xffffffff])), 0);
+  assert.equal(uniformInt(2 ** 32, replaySource([0xfffffffe])), 0xfffffffe);
+});
+
+test("bernoulli thresholds are exact to 2^-53", () => {
+  // u = (first >>> 5) * 2^26 + (second >>> 6) is uniform on [0, 2^53); true iff u < p * 2^53.
+  const below = [0x7fffffff, 0xffffffff]; // u = 2^52 - 1
+  const at = [0x80000000, 0x00000000]; // u = 2^52
+  assert.equal(bernoulli(0.5, replaySource(below)), true);
+  assert.equal(bernoulli(0.5, replaySource(at)), false);
+  assert.equal(bernoulli(0, replaySource([0, 0])), false);
+  assert.equal(bernoulli(1, replaySource([0xffffffff, 0xffffffff])), true);
+  assert.equal(bernoulli(2 ** -53, replaySource([0, 0])), true);
+  assert.equal(bernoulli(2 ** -53, replaySource([0, 64])), false); // u = 1
+  for (const bad of [-0.1, 1.1, NaN, "0.5", null]) {
+    assert.throws(() => bernoulli(bad), /probability/);
+  }
+});
+
+test("invalid specs are refused", () => {
+  const good = vectors[0].spec;
+  const grr = vectors.find((v) => v.spec.encoding === "index" && v.spec.k === 6).spec;
+  const bad = [
+    null,
+    undefined,
+    "rr",
+    {},
+    { ...good, encoding: "spinner" },
+    { ...good, k: 3 },
+    { ...good, k: 2.5 },
+    { ...grr, k: 1 },
+    { ...grr, k: 1001 },
+    { ...good, p: 1 },
+    { ...good, q: 0 },
+    { ...good, p: "0.7" },
+    { ...good, p: 0.4, q: 0.5 }, // p + q <= 1
+    { ...grr, q: grr.q * 1.01 }, // p + (k - 1) q != 1
+    { ...good, epsilon: undefined },
+    { ...good, epsilon: good.epsilon / 2 }, // probabilities leak more than advertised
+  ];
+  for (const spec of bad) {
+    assert.throws(() => randomize(spec, 0, seededSource(1)), Error, JSON.stringify(spec));
+  }
+});
+
+test("the largest epsilon the server allows passes despite rounding", () => {
+  const p = 1 / (1 + Math.exp(-20));
+  validateSpec({ mechanism: "rr", encoding: "bit", k: 2, epsilon: 20, p, q: p });
+});
+
+test("invalid answers are refused", () => {
+  for (const { spec } of [vectors[0], vectors.at(-1)]) {
+    for (const answer of [-1, spec.k, 1.5, "1", true, null, undefined, NaN, [1]]) {
+      assert.throws(() => randomize(spec, answer, seededSource(1)), /answer/);
+    }
+  }
+});

@@ -1,0 +1,331 @@
+"""Estimators of surveys.ldp, checked against seeded simulations and against the likelihood.
+
+Tolerances come from sampling theory (explained at each test), never tuned until passing.
+"""
+
+import functools
+import itertools
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from surveys import ldp
+
+# Simulated studies: mechanism, true proportions, reports per study.
+STUDIES = {
+    "rr": (ldp.randomized_response(1.0), [0.7, 0.3], 2000),
+    "forced": (ldp.forced_response(0.75, 0.5), [0.9, 0.1], 2000),
+    "pq": (ldp.keep_probabilities(0.7, 0.6), [0.45, 0.55], 2000),
+    "grr": (ldp.grr(1.0, 6), [0.4, 0.25, 0.15, 0.1, 0.1, 0.0], 2000),
+    "sue": (ldp.sue(1.0, 6), [0.4, 0.25, 0.15, 0.1, 0.1, 0.0], 2000),
+    "oue": (ldp.oue(2.0, 20), [0.3, 0.2, 0.15, 0.1, 0.1, 0.05, 0.05, 0.05] + [0.0] * 12, 1000),
+}
+# Repetitions. The sample variance of R estimates has relative standard deviation about
+# sqrt(2 / (R - 1)) (the estimates are near-normal: binomial counts with n >= 1000), which is
+# 2.2% for R = 4000, so the 15% variance tolerance sits 6.7 standard deviations away. Interval
+# coverage over R studies has standard deviation sqrt(0.95 * 0.05 / R) = 0.34%, so the
+# [93%, 97%] band is 5.8 standard deviations either side of 95%.
+REPETITIONS = 4000
+YES_NO = ["rr", "forced", "pq"]
+
+
+@functools.cache
+def simulate(name: str) -> np.ndarray:
+    """Support counts (REPETITIONS, k) of independent seeded studies. Each study samples n
+    respondents from the population (so counts are exactly binomial, matching the variance
+    formula), randomizes with the reference ``perturb`` and tallies with ``support_counts``."""
+    m, truth, n = STUDIES[name]
+    rng = np.random.default_rng(sorted(STUDIES).index(name))
+    chunk = 100  # studies per batch: vectorised but with bounded memory for unary reports
+    counts = []
+    for _ in range(REPETITIONS // chunk):
+        values = rng.choice(m.k, size=chunk * n, p=truth)
+        reports = m.perturb(values, rng)
+        counts += [m.support_counts(study) for study in np.split(reports, chunk)]
+    return np.array(counts)
+
+
+@pytest.mark.parametrize("name", sorted(STUDIES))
+def test_unbiased_estimate_averages_to_the_truth(name):
+    m, truth, n = STUDIES[name]
+    estimates = m.unbiased(simulate(name), n)
+    # Standard error of the mean of R estimates, from the exact variance formula.
+    standard_error = np.sqrt(m.variance(truth, n) / REPETITIONS)
+    assert np.all(np.abs(estimates.mean(axis=0) - truth) <= 4 * standard_error)
+
+
+@pytest.mark.parametrize("name", sorted(STUDIES))
+def test_variance_formula_matches_the_simulation(name):
+    m, truth, n = STUDIES[name]
+    empirical = m.unbiased(simulate(name), n).var(axis=0, ddof=1)
+    assert np.all(np.abs(empirical / m.variance(truth, n) - 1) <= 0.15)
+
+
+@pytest.mark.parametrize("name", sorted(STUDIES))
+def test_95_percent_intervals_cover_the_truth_95_percent_of_the_time(name):
+    m, truth, n = STUDIES[name]
+    counts = simulate(name)
+    estimates, errors = m.unbiased(counts, n), m.std_errors(counts, n)
+    low = np.clip(estimates - ldp.Z95 * errors, 0, 1)
+    high = np.clip(estimates + ldp.Z95 * errors, 0, 1)
+    coverage = np.mean((low <= truth) & (truth <= high), axis=0)
+    inside = (0 < np.asarray(truth)) & (np.asarray(truth) < 1)
+    assert np.all((0.93 <= coverage[inside]) & (coverage[inside] <= 0.97)), coverage
+    # A true 0 is missed only when the whole interval lies above it; an interval below 0 is
+    # clipped to [0, 0] and covers it. So coverage there is one-sided, 97.5% (same band width).
+    assert np.all((0.955 <= coverage[~inside]) & (coverage[~inside] <= 0.995)), coverage
+    # ...and these are the intervals estimate() reports.
+    first = m.estimate(counts[0], n)
+    assert np.allclose([first.ci_low, first.ci_high], [low[0], high[0]], rtol=0, atol=1e-15)
+
+
+def test_norm_sub_is_on_the_simplex_and_closer_to_a_sparse_truth():
+    m, truth, n = STUDIES["oue"]
+    raw = m.unbiased(simulate("oue")[:500], n)
+    consistent = np.array([ldp.project_simplex(row) for row in raw])
+    assert np.all(consistent >= 0)
+    assert np.allclose(consistent.sum(axis=1), 1, rtol=0, atol=1e-12)
+    raw_error = np.sum((raw - truth) ** 2, axis=1)
+    consistent_error = np.sum((consistent - truth) ** 2, axis=1)
+    # Projection onto a convex set that holds the truth never moves away from it...
+    assert np.all(consistent_error <= raw_error + 1e-15)
+    # ...and with 12 empty categories it gets strictly closer overall.
+    assert consistent_error.sum() < raw_error.sum()
+
+
+# Norm-Sub on its own --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("v", "expected"),
+    [
+        ([0.5, 0.5], [0.5, 0.5]),
+        ([2.0, 0.0], [1.0, 0.0]),
+        ([-1.0, 3.0, 0.0], [0.0, 1.0, 0.0]),
+        ([0.4, 0.4, 0.4], [1 / 3, 1 / 3, 1 / 3]),
+        ([0.6, 0.5, -0.2], [0.55, 0.45, 0.0]),
+        ([7.0], [1.0]),
+    ],
+)
+def test_project_simplex_examples(v, expected):
+    assert ldp.project_simplex(v) == pytest.approx(expected)
+
+
+@given(arrays(float, st.integers(1, 30), elements=st.floats(-10, 10)))
+def test_project_simplex_is_the_nearest_point_of_the_simplex(v):
+    x = ldp.project_simplex(v)
+    assert np.all(x >= 0) and x.sum() == pytest.approx(1)
+    # KKT: x = max(v - tau, 0): one shift tau for all positive entries, v <= tau elsewhere.
+    shifts = (v - x)[x > 0]
+    assert np.ptp(shifts) <= 1e-9
+    assert np.all(v[x == 0] <= shifts[0] + 1e-9)
+    assert ldp.project_simplex(x) == pytest.approx(x)
+
+
+@pytest.mark.parametrize("v", [[], [[0.5, 0.5]], [0.5, math.nan]])
+def test_project_simplex_rejects_junk(v):
+    with pytest.raises(ValueError):
+        ldp.project_simplex(v)
+
+
+# Maximum likelihood -------------------------------------------------------------------------
+
+
+def full_log_likelihood(m: ldp.Mechanism, f: np.ndarray, counts: np.ndarray, n: int) -> float:
+    """Independent of the module's separable form: outcomes r with P(r | i) = W[r, i].
+    bit/index: the reports themselves (W = S). unary: bit c is 1 or 0 (W = [S; 1 - S])."""
+    s = m.matrix()
+    if m.encoding == "unary":
+        w, observed = np.vstack([s, 1 - s]), np.concatenate([counts, n - counts])
+    else:
+        w, observed = s, counts
+    return float(observed @ np.log(w @ f))
+
+
+def em(m: ldp.Mechanism, counts: np.ndarray, n: int, steps: int) -> np.ndarray:
+    """Plain EM (iterative Bayesian update) as an independent optimiser."""
+    s = m.matrix()
+    if m.encoding == "unary":
+        w, observed = np.vstack([s, 1 - s]) / m.k, np.concatenate([counts, n - counts])
+    else:
+        w, observed = s, counts
+    f = np.full(m.k, 1 / m.k)
+    for _ in range(steps):
+        f = f * (w.T @ (observed / observed.sum() / (w @ f)))
+    return f / f.sum()
+
+
+def likelihood_cases():
+    """Seeded counts for every study design, a dense and a sparse truth each."""
+    rng = np.random.default_rng(7)
+    for name, (m, truth, n) in sorted(STUDIES.items()):
+        for kind, f in (("dense", np.asarray(truth)), ("sparse", np.eye(m.k)[0] * 0.9 + 0.1 / m.k)):
+            lam = m.matrix() @ f
+            if m.encoding == "unary":
+                counts = rng.binomial(n, lam)
+            else:
+                counts = rng.multinomial(n, lam / lam.sum())
+            yield pytest.param(m, counts, n, id=f"{name}-{kind}")
+
+
+CASES = list(likelihood_cases())
+
+
+@pytest.mark.parametrize(("m", "counts", "n"), CASES)
+def test_log_likelihood_agrees_with_the_full_matrix_form(m, counts, n):
+    rng = np.random.default_rng(1)
+    for f in rng.dirichlet(np.ones(m.k), size=5):
+        assert m.log_likelihood(f, counts, n) == pytest.approx(
+            full_log_likelihood(m, f, counts, n), rel=1e-12
+        )
+
+
+@pytest.mark.parametrize(("m", "counts", "n"), CASES)
+def test_mle_maximises_the_likelihood(m, counts, n):
+    f = m.mle(counts, n)
+    assert np.all(f >= 0) and f.sum() == pytest.approx(1, abs=1e-12)
+    best = m.log_likelihood(f, counts, n)
+    # No small move of probability mass from one category to another does better...
+    for i, j in itertools.permutations(range(m.k), 2):
+        for step in (1e-3, 1e-6):
+            if f[i] >= step:
+                moved = f.copy()
+                moved[i] -= step
+                moved[j] += step
+                assert m.log_likelihood(moved, counts, n) <= best + 1e-9
+    # ...nor does an independent optimiser, nor the other estimates.
+    assert m.log_likelihood(em(m, counts, n, steps=3000), counts, n) <= best + 1e-9
+    assert m.log_likelihood(ldp.project_simplex(m.unbiased(counts, n)), counts, n) <= best + 1e-9
+
+
+def test_mle_beats_a_fine_grid_over_three_categories():
+    m = ldp.grr(0.5, 3)
+    counts, n = np.array([700, 200, 100]), 1000  # the unbiased estimate has a negative entry
+    assert m.unbiased(counts, n).min() < 0
+    step = 1 / 400
+    a, b = np.meshgrid(np.arange(0, 1 + step / 2, step), np.arange(0, 1 + step / 2, step))
+    inside = a + b <= 1
+    grid = np.stack([a[inside], b[inside], np.clip(1 - a[inside] - b[inside], 0, 1)], axis=1)
+    best = m.log_likelihood(m.mle(counts, n), counts, n)
+    assert m.log_likelihood(grid, counts, n).max() <= best + 1e-9
+    assert m.mle(counts, n)[2] == 0
+
+
+@pytest.mark.parametrize("m", [STUDIES[name][0] for name in YES_NO], ids=YES_NO)
+def test_yes_no_mle_is_the_unbiased_estimate_clipped(m):
+    n = 500
+    for ones in range(0, n + 1, 7):
+        counts = np.array([n - ones, ones])
+        r = m.unbiased(counts, n)[1]
+        assert m.mle(counts, n)[1] == pytest.approx(min(max(r, 0), 1), abs=1e-12)
+
+
+def test_mle_works_on_many_studies_at_once():
+    m, _, n = STUDIES["grr"]
+    counts = simulate("grr")[:20]
+    assert np.allclose(m.mle(counts, n), [m.mle(row, n) for row in counts], rtol=0, atol=1e-14)
+
+
+# Likelihood-ratio intervals -----------------------------------------------------------------
+
+
+def lr_statistic(m: ldp.Mechanism, counts: np.ndarray, n: int, pi: float, pi_hat: float) -> float:
+    """2 (l(pi_hat) - l(pi)) for the binomial count of "yes" reports, written out directly."""
+
+    def loglik(x: float) -> float:
+        lam = 1 - m.q + x * (m.p + m.q - 1)
+        return counts[1] * math.log(lam) + counts[0] * math.log(1 - lam)
+
+    return 2 * (loglik(pi_hat) - loglik(pi))
+
+
+@pytest.mark.parametrize("m", [STUDIES[name][0] for name in YES_NO], ids=YES_NO)
+@pytest.mark.parametrize("ones", [0, 60, 300, 500, 650, 1000])
+def test_lr_interval_contains_the_mle_and_ends_where_the_statistic_is_3_84(m, ones):
+    n = 1000
+    counts = np.array([n - ones, ones])
+    estimate = m.estimate(counts, n)
+    low, high = estimate.lr_interval
+    pi_hat = estimate.mle[1]
+    assert 0 <= low <= pi_hat <= high <= 1
+    critical = ldp.Z95**2  # chi-square(1) 95% quantile, 3.841
+    for end, boundary in ((low, 0.0), (high, 1.0)):
+        if end == boundary:
+            assert lr_statistic(m, counts, n, end, pi_hat) <= critical
+        else:
+            assert lr_statistic(m, counts, n, end, pi_hat) == pytest.approx(critical, abs=1e-6)
+
+
+def test_lr_and_wald_intervals_agree_for_a_large_interior_sample():
+    m = ldp.randomized_response(1.0)
+    n = 1_000_000
+    estimate = m.estimate([600_000, 400_000], n)
+    assert estimate.lr_interval == pytest.approx(
+        (estimate.ci_low[1], estimate.ci_high[1]), abs=1e-4
+    )
+
+
+def test_only_yes_no_questions_have_an_lr_interval():
+    assert ldp.grr(1.0, 2).estimate([5, 5], 10).lr_interval is None
+
+
+# The Estimate object ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(STUDIES))
+def test_estimate_fields_fit_together(name):
+    m, _, n = STUDIES[name]
+    counts = simulate(name)[0]
+    e = m.estimate(counts, n)
+    assert e.n == n and e.counts.tolist() == counts.tolist()
+    assert np.allclose(e.proportions, m.unbiased(counts, n))
+    assert np.allclose(e.counts_estimate, n * e.proportions)
+    assert np.allclose(e.std_errors, m.std_errors(counts, n))
+    assert np.allclose(e.consistent, ldp.project_simplex(e.proportions))
+    assert np.allclose(e.mle, m.mle(counts, n))
+    assert np.all((e.ci_low <= e.ci_high) & (e.ci_low >= 0) & (e.ci_high <= 1))
+    assert json.loads(json.dumps(e.to_dict(), allow_nan=False))["n"] == n
+    with pytest.raises(ValueError):
+        e.proportions[0] = 0.5  # read-only
+
+
+def test_estimate_with_a_wider_confidence_is_wider():
+    m = ldp.grr(1.0, 4)
+    narrow, wide = m.estimate([40, 30, 20, 10], 100), m.estimate([40, 30, 20, 10], 100, 0.99)
+    assert np.all(wide.ci_high - wide.ci_low >= narrow.ci_high - narrow.ci_low)
+
+
+@pytest.mark.parametrize("name", sorted(STUDIES))
+def test_estimate_without_reports_is_unknown_not_a_crash(name):
+    m = STUDIES[name][0]
+    e = m.estimate(np.zeros(m.k, dtype=int), 0)
+    assert np.all(np.isnan(e.proportions)) and np.all(np.isnan(e.mle))
+    assert np.all(np.isnan(e.consistent)) and np.all(np.isnan(e.std_errors))
+    assert e.ci_low.tolist() == [0.0] * m.k and e.ci_high.tolist() == [1.0] * m.k
+    assert e.lr_interval == ((0.0, 1.0) if m.encoding == "bit" else None)
+    d = json.loads(json.dumps(e.to_dict(), allow_nan=False))
+    assert d["proportions"] == [None] * m.k
+
+
+@pytest.mark.parametrize(
+    ("m", "counts", "n"),
+    [
+        (ldp.randomized_response(1.0), [3, 4], 8),  # bit counts must add up to n
+        (ldp.grr(1.0, 3), [3, 4], 7),  # wrong length
+        (ldp.grr(1.0, 3), [3, 4, -1], 6),
+        (ldp.oue(1.0, 3), [3, 4, 11], 10),  # more supporters than reports
+        (ldp.oue(1.0, 3), [1.5, 1, 1], 10),
+        (ldp.oue(1.0, 3), ["1", "1", "1"], 10),
+        (ldp.oue(1.0, 3), [1, 1, 1], -1),
+        (ldp.oue(1.0, 3), [1, 1, 1], 10.0),
+        (ldp.oue(1.0, 3), [1, 1, 1], True),
+    ],
+)
+def test_estimate_rejects_inconsistent_counts(m, counts, n):
+    with pytest.raises(ValueError):
+        m.estimate(counts, n)
