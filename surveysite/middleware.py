@@ -11,11 +11,20 @@ logger = logging.getLogger(__name__)
 
 
 def security_headers(get_response: Callable[[HttpRequest], HttpResponse]):
-    """A strict Content-Security-Policy (no inline script, no other host) and a
-    Permissions-Policy that turns off device features no survey needs."""
+    """A strict Content-Security-Policy (no inline script, no other host), a
+    Permissions-Policy that turns off device features no survey needs, and no referrer at all
+    from respondents' pages, whose address (the survey link) must never leak.
+
+    Other pages keep SECURE_REFERRER_POLICY ("same-origin": nothing is sent to other sites
+    either), because with "no-referrer" browsers send "Origin: null" with form posts, which
+    Django's CSRF protection rightly refuses.
+    """
 
     def middleware(request: HttpRequest) -> HttpResponse:
         response = get_response(request)
+        match = request.resolver_match
+        if match and match.url_name and match.url_name.startswith("respond"):
+            response.headers["Referrer-Policy"] = "no-referrer"
         response.headers.setdefault("Content-Security-Policy", settings.CONTENT_SECURITY_POLICY)
         response.headers.setdefault("Permissions-Policy", settings.PERMISSIONS_POLICY)
         return response

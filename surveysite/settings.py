@@ -140,8 +140,9 @@ SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SESSION_COOKIE_HTTPONLY = True
 SECURE_CONTENT_TYPE_NOSNIFF = True
-# Survey links are secrets: never leak them to other sites.
-SECURE_REFERRER_POLICY = "no-referrer"
+# Survey links are secrets: never leak them to other sites. Respondents' pages send
+# "no-referrer" (see surveysite/middleware.py); form pages need "same-origin" for CSRF.
+SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "

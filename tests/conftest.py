@@ -26,6 +26,12 @@ def _fresh_cache():
     cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    """Password hashing is deliberately slow; tests need no protection against cracking."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def make_researcher(db):
     def make(username: str = "alice") -> User:

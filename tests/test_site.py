@@ -125,10 +125,27 @@ def test_it_sends_security_headers(client):
     csp = response.headers["Content-Security-Policy"]
     assert "script-src 'self'" in csp and "unsafe-inline" not in csp
     assert "frame-ancestors 'none'" in csp
-    assert response.headers["Referrer-Policy"] == "no-referrer"
+    assert response.headers["Referrer-Policy"] == "same-origin"
     assert response.headers["X-Content-Type-Options"] == "nosniff"
     assert response.headers["X-Frame-Options"] == "DENY"
     assert "camera=()" in response.headers["Permissions-Policy"]
+
+
+def test_it_sends_no_referrer_at_all_from_respondents_pages(client, researcher, make_survey):
+    survey = make_survey(researcher, status="open")
+    for name in ["respond", "respond-thanks"]:
+        response = client.get(reverse(name, args=[survey.public_id]))
+        assert response.headers["Referrer-Policy"] == "no-referrer"
+
+
+@pytest.mark.browser
+def test_it_signs_in_through_the_real_form_in_a_browser(live_server, page, researcher):
+    page.goto(live_server.url + reverse("login"))
+    page.fill("#id_username", "alice")
+    page.fill("#id_password", "pass-for-tests-1")
+    page.click("button[type=submit]")
+    page.wait_for_url(live_server.url + reverse("survey-list"))
+    assert page.locator("h1").inner_text() == "My surveys"
 
 
 @pytest.mark.parametrize("url", ["/accounts/login/", "/admin/login/"])

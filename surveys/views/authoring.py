@@ -25,6 +25,7 @@ from surveys.models import (
     Survey,
     build_mechanism,
 )
+from surveys.views.respond import respond_context
 
 PLANNING_SIZES = (200, 1000, 5000)
 
@@ -172,8 +173,6 @@ def survey_duplicate(request: HttpRequest, pk: int) -> HttpResponse:
 @researcher_required
 def survey_preview(request: HttpRequest, pk: int) -> HttpResponse:
     survey = _get_survey(request, pk)
-    from surveys.views.respond import respond_context
-
     return render(request, "surveys/respond.html", respond_context(request, survey, preview=True))
 
 
