@@ -60,7 +60,12 @@ class SurveyAdmin(admin.ModelAdmin):
     # The status changes only through open/close (pages or the actions below), which also
     # freeze the mechanisms; a bare status edit would skip that.
     readonly_fields = [
-        "status", "public_id", "response_count", "opened_at", "closed_at", "created_at"
+        "status",
+        "public_id",
+        "response_count",
+        "opened_at",
+        "closed_at",
+        "created_at",
     ]
     raw_id_fields = ["owner"]
     inlines = [QuestionInline]
@@ -125,6 +130,4 @@ class PrivacyPolicyAdmin(admin.ModelAdmin):
 
     def changelist_view(self, request: HttpRequest, extra_context=None):
         policy = PrivacyPolicy.current()
-        return HttpResponseRedirect(
-            reverse("admin:surveys_privacypolicy_change", args=[policy.pk])
-        )
+        return HttpResponseRedirect(reverse("admin:surveys_privacypolicy_change", args=[policy.pk]))

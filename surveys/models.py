@@ -61,9 +61,7 @@ class PrivacyPolicy(models.Model):
         verbose_name = "privacy policy"
         verbose_name_plural = "privacy policy"
         constraints = [
-            models.CheckConstraint(
-                condition=models.Q(pk=1), name="privacy_policy_single_record"
-            ),
+            models.CheckConstraint(condition=models.Q(pk=1), name="privacy_policy_single_record"),
             models.CheckConstraint(
                 condition=models.Q(default_epsilon__gt=0)
                 & models.Q(max_question_epsilon__gt=0)
@@ -77,16 +75,16 @@ class PrivacyPolicy(models.Model):
     def __str__(self) -> str:
         return "Privacy policy"
 
+    def save(self, *args, **kwargs) -> None:
+        self.pk = 1
+        super().save(*args, **kwargs)
+
     def clean(self) -> None:
         if self.default_epsilon and self.max_question_epsilon:
             if self.default_epsilon > self.max_question_epsilon:
                 raise ValidationError(
                     {"default_epsilon": "The default cannot exceed the per-question maximum."}
                 )
-
-    def save(self, *args, **kwargs) -> None:
-        self.pk = 1
-        super().save(*args, **kwargs)
 
     @classmethod
     def current(cls) -> PrivacyPolicy:
@@ -111,9 +109,7 @@ class Survey(models.Model):
     introduction = models.TextField(
         blank=True, help_text="Shown to respondents above the questions."
     )
-    public_id = models.CharField(
-        max_length=32, unique=True, default=new_public_id, editable=False
-    )
+    public_id = models.CharField(max_length=32, unique=True, default=new_public_id, editable=False)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
     created_at = models.DateTimeField(auto_now_add=True)
     opened_at = models.DateTimeField(null=True, blank=True)
@@ -200,7 +196,10 @@ class Survey(models.Model):
                     mechanism_override=question.mechanism_override,
                 )
                 Choice.objects.bulk_create(
-                    [Choice(question=new, order=c.order, label=c.label) for c in question.choices.all()]
+                    [
+                        Choice(question=new, order=c.order, label=c.label)
+                        for c in question.choices.all()
+                    ]
                 )
         return copy
 
@@ -265,15 +264,22 @@ class Question(models.Model):
     def __str__(self) -> str:
         return self.text
 
+    def save(self, *args, **kwargs) -> None:
+        refuse_if_frozen(self.survey)
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        refuse_if_frozen(self.survey)
+        return super().delete(*args, **kwargs)
+
     def clean(self) -> None:
         refuse_if_frozen(self.survey)
         if self.epsilon is None or not math.isfinite(self.epsilon):
             return
         policy = PrivacyPolicy.current()
         if self.epsilon > policy.max_question_epsilon + 1e-9:
-            raise ValidationError(
-                {"epsilon": f"This site allows at most {policy.max_question_epsilon:g} per question."}
-            )
+            limit = policy.max_question_epsilon
+            raise ValidationError({"epsilon": f"This site allows at most {limit:g} per question."})
         others = self.survey.questions.exclude(pk=self.pk).aggregate(total=Sum("epsilon"))
         total = (others["total"] or 0.0) + self.epsilon
         if total > policy.max_survey_epsilon + 1e-9:
@@ -284,14 +290,6 @@ class Question(models.Model):
                     f"Choose at most {max(policy.max_survey_epsilon - total + self.epsilon, 0):g}."
                 }
             )
-
-    def save(self, *args, **kwargs) -> None:
-        refuse_if_frozen(self.survey)
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        refuse_if_frozen(self.survey)
-        return super().delete(*args, **kwargs)
 
     def labels(self) -> list[str]:
         if self.kind == self.Kind.YES_NO:
@@ -343,9 +341,6 @@ class Choice(models.Model):
     def __str__(self) -> str:
         return self.label
 
-    def clean(self) -> None:
-        refuse_if_frozen(self.question.survey)
-
     def save(self, *args, **kwargs) -> None:
         refuse_if_frozen(self.question.survey)
         super().save(*args, **kwargs)
@@ -353,6 +348,9 @@ class Choice(models.Model):
     def delete(self, *args, **kwargs):
         refuse_if_frozen(self.question.survey)
         return super().delete(*args, **kwargs)
+
+    def clean(self) -> None:
+        refuse_if_frozen(self.question.survey)
 
 
 class Submission(models.Model):
@@ -370,6 +368,9 @@ class Submission(models.Model):
             ),
         ]
 
+    def __str__(self) -> str:
+        return f"Submission {self.pk}"
+
 
 class Report(models.Model):
     """One randomized report, as text: "0"/"1" (yes/no), "3" (GRR index) or "0100..." (unary)."""
@@ -385,6 +386,9 @@ class Report(models.Model):
             ),
         ]
 
+    def __str__(self) -> str:
+        return f"Report {self.value} to question {self.question_id}"
+
 
 class Tally(models.Model):
     """How many reports of a question support category `index` (its support count)."""
@@ -399,6 +403,9 @@ class Tally(models.Model):
             models.UniqueConstraint(fields=["question", "index"], name="tally_unique"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.count} reports support category {self.index}"
+
 
 class Invitation(models.Model):
     """A single-use link. Records only that it was used: never when, nor which submission."""
@@ -406,3 +413,6 @@ class Invitation(models.Model):
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="invitations")
     token = models.CharField(max_length=32, unique=True, default=new_public_id, editable=False)
     used = models.BooleanField(default=False)
+
+    def __str__(self) -> str:
+        return f"Invitation {'(used)' if self.used else '(unused)'}"

@@ -39,7 +39,9 @@ class DatabaseUnavailableMiddleware:
     connection rolls back.
     """
 
-    MESSAGE = "The service is briefly unavailable. Nothing was stored; please try again in a minute."
+    MESSAGE = (
+        "The service is briefly unavailable. Nothing was stored; please try again in a minute."
+    )
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response

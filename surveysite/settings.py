@@ -158,7 +158,10 @@ PERMISSIONS_POLICY = (
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     if not os.getenv("REDIS_URL")
-    else {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": os.getenv("REDIS_URL")}
+    else {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": os.getenv("REDIS_URL"),
+    }
 }
 # "count/seconds" per client. The client is identified by a keyed hash of its address,
 # kept only in the cache and only for the window; it is never stored with reports.

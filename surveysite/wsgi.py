@@ -1,4 +1,5 @@
 """WSGI entry point, used by gunicorn: `gunicorn surveysite.wsgi`."""
+
 import os
 
 from django.core.wsgi import get_wsgi_application

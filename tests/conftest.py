@@ -67,7 +67,10 @@ def make_survey(db):
     ) -> Survey:
         survey = Survey.objects.create(owner=owner, title=title, introduction="Please answer.")
         yes_no = Question.objects.create(
-            survey=survey, order=1, text="Have you ever cheated?", kind="yesno",
+            survey=survey,
+            order=1,
+            text="Have you ever cheated?",
+            kind="yesno",
             epsilon=epsilons[0],
         )
         categorical = Question.objects.create(

@@ -41,8 +41,14 @@ GET_MATRIX = {
     "respond-thanks": ("public", PUBLIC_PAGE),
     "respond-invitation": ("invitation", PUBLIC_PAGE),
     "admin:index": (None, {ANON: LOGIN, OTHER: LOGIN, OWNER: LOGIN, ADMIN: 200}),
-    "admin:surveys_survey_change": ("survey", {ANON: LOGIN, OTHER: LOGIN, OWNER: LOGIN, ADMIN: 200}),
-    "admin:surveys_privacypolicy_change": ("policy", {ANON: LOGIN, OTHER: LOGIN, OWNER: LOGIN, ADMIN: 200}),
+    "admin:surveys_survey_change": (
+        "survey",
+        {ANON: LOGIN, OTHER: LOGIN, OWNER: LOGIN, ADMIN: 200},
+    ),
+    "admin:surveys_privacypolicy_change": (
+        "policy",
+        {ANON: LOGIN, OTHER: LOGIN, OWNER: LOGIN, ADMIN: 200},
+    ),
 }
 # State-changing URLs, each POSTed by every visitor (nothing may change for the wrong ones).
 POST_MATRIX = {

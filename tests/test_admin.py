@@ -22,7 +22,11 @@ def test_it_edits_the_privacy_policy_as_a_single_record(admin_client):
     }
     admin_client.post(reverse("admin:surveys_privacypolicy_change", args=[1]), data)
     policy = PrivacyPolicy.current()
-    assert (policy.default_epsilon, policy.max_question_epsilon, policy.allow_mechanism_override) == (0.5, 2, True)
+    assert (
+        policy.default_epsilon,
+        policy.max_question_epsilon,
+        policy.allow_mechanism_override,
+    ) == (0.5, 2, True)
     assert PrivacyPolicy.objects.count() == 1
     assert admin_client.get(reverse("admin:surveys_privacypolicy_add")).status_code == 403
 
@@ -36,7 +40,9 @@ def test_it_rejects_an_invalid_policy_epsilon(admin_client, value):
     assert PrivacyPolicy.current().max_question_epsilon == 4.0
 
 
-def test_it_lists_surveys_with_status_responses_and_total_epsilon(admin_client, researcher, make_survey):
+def test_it_lists_surveys_with_status_responses_and_total_epsilon(
+    admin_client, researcher, make_survey
+):
     make_survey(researcher, title="Drugs", epsilons=(1.0, 0.5), status="open")
     html = admin_client.get(reverse("admin:surveys_survey_changelist")).content.decode()
     assert "Drugs" in html and "1.5" in html and "Open" in html
@@ -48,21 +54,27 @@ def test_it_refuses_to_edit_a_frozen_question_in_the_admin(admin_client, researc
     url = reverse("admin:surveys_question_change", args=[question.pk])
     html = admin_client.get(url).content.decode()
     assert 'name="epsilon"' not in html
-    admin_client.post(url, {"text": "Changed", "kind": "yesno", "epsilon": "3", "order": "1", "survey": survey.pk})
+    admin_client.post(
+        url, {"text": "Changed", "kind": "yesno", "epsilon": "3", "order": "1", "survey": survey.pk}
+    )
     question.refresh_from_db()
     assert question.text == "Have you ever cheated?" and question.epsilon == 1.0
 
 
 def test_it_shows_a_frozen_surveys_questions_read_only(admin_client, researcher, make_survey):
     survey = make_survey(researcher, status="open")
-    html = admin_client.get(reverse("admin:surveys_survey_change", args=[survey.pk])).content.decode()
+    html = admin_client.get(
+        reverse("admin:surveys_survey_change", args=[survey.pk])
+    ).content.decode()
     assert "Have you ever cheated?" in html
     assert 'name="questions-0-epsilon"' not in html
 
 
 def test_it_edits_a_draft_surveys_questions_inline(admin_client, researcher, make_survey):
     survey = make_survey(researcher)
-    html = admin_client.get(reverse("admin:surveys_survey_change", args=[survey.pk])).content.decode()
+    html = admin_client.get(
+        reverse("admin:surveys_survey_change", args=[survey.pk])
+    ).content.decode()
     assert 'name="questions-0-epsilon"' in html
 
 
@@ -97,8 +109,12 @@ def test_it_creates_researcher_accounts_that_can_author(admin_client, client):
     group = Group.objects.get(name="Researchers")
     admin_client.post(
         reverse("admin:auth_user_add"),
-        {"username": "carol", "password1": "a-long-pass-9871", "password2": "a-long-pass-9871",
-         "usable_password": "true"},
+        {
+            "username": "carol",
+            "password1": "a-long-pass-9871",
+            "password2": "a-long-pass-9871",
+            "usable_password": "true",
+        },
     )
     carol = User.objects.get(username="carol")
     client.force_login(carol)

@@ -1,4 +1,4 @@
-"""The researcher's pages: every view for its owner, another researcher, a visitor, and bad input."""
+"""The researcher's pages: each view for its owner, another researcher, a visitor, bad input."""
 
 import pytest
 from django.contrib.auth.models import User
@@ -41,7 +41,9 @@ def test_it_refuses_the_wrong_method(client, researcher, make_survey, name, refu
 
 
 @pytest.mark.parametrize("name,_", SURVEY_VIEWS + QUESTION_VIEWS)
-def test_it_hides_surveys_from_another_researcher(client, researcher, other_researcher, make_survey, name, _):
+def test_it_hides_surveys_from_another_researcher(
+    client, researcher, other_researcher, make_survey, name, _
+):
     survey = make_survey(researcher)
     client.force_login(other_researcher)
     method = client.get if name not in {"survey-duplicate", "question-move"} else client.post
@@ -85,7 +87,9 @@ def test_it_lists_only_my_surveys_with_status_responses_and_total_epsilon(
 
 
 def test_it_paginates_the_survey_list(client, researcher):
-    Survey.objects.bulk_create([Survey(owner=researcher, title=f"S{i}", public_id=f"p{i}") for i in range(25)])
+    Survey.objects.bulk_create(
+        [Survey(owner=researcher, title=f"S{i}", public_id=f"p{i}") for i in range(25)]
+    )
     client.force_login(researcher)
     assert "Page 1 of 2" in client.get(reverse("survey-list")).content.decode()
     assert "S0" in client.get(reverse("survey-list") + "?page=2").content.decode()
@@ -182,7 +186,12 @@ def test_it_edits_a_draft_question(client, researcher, make_survey):
     client.force_login(researcher)
     html = client.get(reverse("question-edit", args=[question.pk])).content.decode()
     assert "Never\nOnce\nOften" in html
-    data = {"text": "How often now?", "kind": "categorical", "epsilon": "1", "choices": "Often\nNever"}
+    data = {
+        "text": "How often now?",
+        "kind": "categorical",
+        "epsilon": "1",
+        "choices": "Often\nNever",
+    }
     client.post(reverse("question-edit", args=[question.pk]), data)
     question.refresh_from_db()
     assert question.text == "How often now?" and question.labels() == ["Often", "Never"]
@@ -209,10 +218,14 @@ def test_it_deletes_a_draft_question(client, researcher, make_survey):
     assert survey.questions.count() == 1
 
 
-def test_it_opens_a_survey_after_confirmation_and_freezes_its_mechanisms(client, researcher, make_survey):
+def test_it_opens_a_survey_after_confirmation_and_freezes_its_mechanisms(
+    client, researcher, make_survey
+):
     survey = make_survey(researcher)
     client.force_login(researcher)
-    assert "frozen for good" in client.get(reverse("survey-open", args=[survey.pk])).content.decode()
+    assert (
+        "frozen for good" in client.get(reverse("survey-open", args=[survey.pk])).content.decode()
+    )
     survey.refresh_from_db()
     assert survey.is_draft
     client.post(reverse("survey-open", args=[survey.pk]))
@@ -242,11 +255,15 @@ def test_it_closes_an_open_survey_after_confirmation(client, researcher, make_su
 
 
 @pytest.mark.parametrize("name", ["question-edit", "question-delete", "question-move"])
-def test_it_refuses_to_change_a_frozen_question_and_offers_a_duplicate(client, researcher, make_survey, name):
+def test_it_refuses_to_change_a_frozen_question_and_offers_a_duplicate(
+    client, researcher, make_survey, name
+):
     survey = make_survey(researcher, status="open")
     question = survey.questions.get(kind="yesno")
     client.force_login(researcher)
-    response = client.post(reverse(name, args=[question.pk]), {"text": "New", "kind": "yesno", "epsilon": "3"})
+    response = client.post(
+        reverse(name, args=[question.pk]), {"text": "New", "kind": "yesno", "epsilon": "3"}
+    )
     assert response.status_code == 409
     html = response.content.decode()
     assert "frozen" in html and "Duplicate as a new draft" in html
@@ -258,7 +275,9 @@ def test_it_refuses_to_change_a_frozen_question_and_offers_a_duplicate(client, r
 def test_it_refuses_to_add_a_question_to_an_open_survey(client, researcher, make_survey):
     survey = make_survey(researcher, status="closed")
     client.force_login(researcher)
-    response = client.post(reverse("question-create", args=[survey.pk]), {"text": "Q", "kind": "yesno", "epsilon": "1"})
+    response = client.post(
+        reverse("question-create", args=[survey.pk]), {"text": "Q", "kind": "yesno", "epsilon": "1"}
+    )
     assert response.status_code == 409
     assert survey.questions.count() == 2
 
@@ -275,14 +294,18 @@ def test_it_duplicates_an_open_survey_as_a_new_draft(client, researcher, make_su
     assert all(q.spec is None for q in copy.questions.all())
 
 
-def test_it_deletes_a_survey_without_responses_after_one_confirmation(client, researcher, make_survey):
+def test_it_deletes_a_survey_without_responses_after_one_confirmation(
+    client, researcher, make_survey
+):
     survey = make_survey(researcher)
     client.force_login(researcher)
     client.post(reverse("survey-delete", args=[survey.pk]))
     assert not Survey.objects.exists()
 
 
-def test_it_asks_for_explicit_confirmation_before_deleting_responses(client, researcher, make_survey):
+def test_it_asks_for_explicit_confirmation_before_deleting_responses(
+    client, researcher, make_survey
+):
     survey = make_survey(researcher, status="open")
     Survey.objects.filter(pk=survey.pk).update(response_count=3)
     client.force_login(researcher)
@@ -293,7 +316,9 @@ def test_it_asks_for_explicit_confirmation_before_deleting_responses(client, res
     assert not Survey.objects.exists()
 
 
-def test_it_previews_a_draft_exactly_like_the_respondent_page_without_sending(client, researcher, make_survey):
+def test_it_previews_a_draft_exactly_like_the_respondent_page_without_sending(
+    client, researcher, make_survey
+):
     survey = make_survey(researcher)
     client.force_login(researcher)
     html = client.get(reverse("survey-preview", args=[survey.pk])).content.decode()
@@ -308,12 +333,27 @@ def test_it_explains_an_epsilon_in_numbers(client, researcher):
     assert data["truth_probability"] == pytest.approx(2.718281828 / 3.718281828)
     assert [m["n"] for m in data["margins"]] == [200, 1000, 5000]
     assert data["margins"][0]["margin"] > data["margins"][2]["margin"] > 0
-    categorical = client.get(reverse("epsilon-explain"), {"epsilon": "1", "kind": "categorical", "k": "20"}).json()
+    categorical = client.get(
+        reverse("epsilon-explain"), {"epsilon": "1", "kind": "categorical", "k": "20"}
+    ).json()
     assert "OUE" in categorical["mechanism"]
-    assert client.get(reverse("epsilon-explain"), {"epsilon": "1", "kind": "categorical", "k": "3"}).json()["mechanism"].endswith("(GRR)")
+    assert (
+        client.get(reverse("epsilon-explain"), {"epsilon": "1", "kind": "categorical", "k": "3"})
+        .json()["mechanism"]
+        .endswith("(GRR)")
+    )
 
 
-@pytest.mark.parametrize("query", [{"epsilon": "nan"}, {"epsilon": "0"}, {"epsilon": "x"}, {"epsilon": "1", "k": "1", "kind": "categorical"}, {"epsilon": "1", "kind": "bogus"}])
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"epsilon": "nan"},
+        {"epsilon": "0"},
+        {"epsilon": "x"},
+        {"epsilon": "1", "k": "1", "kind": "categorical"},
+        {"epsilon": "1", "kind": "bogus"},
+    ],
+)
 def test_it_explains_bad_epsilons_with_a_clear_error(client, researcher, query):
     client.force_login(researcher)
     response = client.get(reverse("epsilon-explain"), query)

@@ -20,7 +20,9 @@ def load_settings(**env: str) -> subprocess.CompletedProcess:
         "'name': str(s.DATABASES['default']['NAME']), 'debug': s.DEBUG, "
         "'hosts': s.ALLOWED_HOSTS}))"
     )
-    clean = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "DEBUG", "SECRET_KEY"}}
+    clean = {
+        k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "DEBUG", "SECRET_KEY"}
+    }
     return subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, env={**clean, **env}, capture_output=True, text=True
     )
@@ -39,7 +41,7 @@ def test_it_renders_the_home_page(client):
 def test_it_serves_bootstrap_from_our_own_static_files(client):
     html = client.get(reverse("home")).content.decode()
     assert "/static/vendor/bootstrap-5.3.8/bootstrap.min.css" in html
-    assert "http://" not in html.replace('http://www.w3.org', '') and "https://" not in html
+    assert "http://" not in html.replace("http://www.w3.org", "") and "https://" not in html
     assert (ROOT / "static/vendor/bootstrap-5.3.8/LICENSE").exists()
 
 
@@ -151,7 +153,9 @@ def test_it_signs_in_through_the_real_form_in_a_browser(live_server, page, resea
 @pytest.mark.parametrize("url", ["/accounts/login/", "/admin/login/"])
 def test_it_limits_sign_in_attempts(client, researcher, settings, url):
     settings.RATELIMIT_SIGN_IN = "3/300"
-    statuses = [client.post(url, {"username": "alice", "password": "wrong"}).status_code for _ in range(4)]
+    statuses = [
+        client.post(url, {"username": "alice", "password": "wrong"}).status_code for _ in range(4)
+    ]
     assert statuses == [200, 200, 200, 429]
     response = client.post(url, {"username": "alice", "password": "pass-for-tests-1"})
     assert response.status_code == 429

@@ -260,9 +260,7 @@ def _explain(epsilon: float, kind: str, k: int, override: str) -> dict:
         "encoding": mechanism.encoding,
         "mechanism": mechanism.label,
         "reason": reason,
-        "margins": [
-            {"n": n, "margin": mechanism.margin_of_error(n)} for n in PLANNING_SIZES
-        ],
+        "margins": [{"n": n, "margin": mechanism.margin_of_error(n)} for n in PLANNING_SIZES],
         "n_for_5_points": mechanism.n_for_margin(0.05),
     }
 

@@ -13,7 +13,14 @@ ACCOUNTS = {
     "admin": ("demo-admin", True),
     "researcher": ("demo-researcher", False),
 }
-DEMO_CHOICES = ["Never", "Less than once a month", "Monthly", "Weekly", "Daily", "Prefer not to say"]
+DEMO_CHOICES = [
+    "Never",
+    "Less than once a month",
+    "Monthly",
+    "Weekly",
+    "Daily",
+    "Prefer not to say",
+]
 
 
 class Command(BaseCommand):
@@ -28,7 +35,9 @@ class Command(BaseCommand):
         with transaction.atomic():
             researcher = self._accounts()
             created = self._survey(researcher)
-        self.stdout.write(self.style.SUCCESS("Demo ready. Sign in at http://127.0.0.1:8000/accounts/login/"))
+        self.stdout.write(
+            self.style.SUCCESS("Demo ready. Sign in at http://127.0.0.1:8000/accounts/login/")
+        )
         for username, (password, is_staff) in ACCOUNTS.items():
             role = "administrator (also /admin/)" if is_staff else "researcher"
             self.stdout.write(f"  {role:30} username: {username:12} password: {password}")
@@ -56,16 +65,25 @@ class Command(BaseCommand):
             "Your answers are randomized on your device before they are sent.",
         )
         Question.objects.create(
-            survey=survey, order=1, kind=Question.Kind.YES_NO, epsilon=1.0,
+            survey=survey,
+            order=1,
+            kind=Question.Kind.YES_NO,
+            epsilon=1.0,
             text="Have you used cannabis in the past 12 months?",
         )
         categorical = Question.objects.create(
-            survey=survey, order=2, kind=Question.Kind.CATEGORICAL, epsilon=2.0,
+            survey=survey,
+            order=2,
+            kind=Question.Kind.CATEGORICAL,
+            epsilon=2.0,
             text="How often do you use cannabis?",
             help_text="Think of a typical month this year.",
         )
         Choice.objects.bulk_create(
-            [Choice(question=categorical, order=i, label=label) for i, label in enumerate(DEMO_CHOICES)]
+            [
+                Choice(question=categorical, order=i, label=label)
+                for i, label in enumerate(DEMO_CHOICES)
+            ]
         )
         survey.open()
         load_demo_responses(survey)

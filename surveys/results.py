@@ -1,0 +1,313 @@
+"""The read side of a survey: its corrected estimates, their uncertainty, and its exports.
+
+``survey_results`` builds everything the dashboard, its JSON endpoint and the estimates CSV
+show from the per-category support counts (Tally rows) and the number of responses alone: one
+query for all the tallies, then O(k) arithmetic per question (plus the maximum-likelihood
+fit's O(k^2) steps), whatever the number of responses. It never reads a report, and caches
+what it computed until the next response arrives.
+
+``report_rows`` and ``export_metadata`` are the raw-data export: one row per submission, and
+everything needed to redo the estimates elsewhere (see docs/exports.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from itertools import groupby
+from operator import itemgetter
+from typing import Any
+
+from django.core.cache import cache
+
+from surveys import ldp
+from surveys.models import Question, Report, Survey, Tally
+
+TARGET_MARGIN = 0.05
+"""The margin of error (95%, in proportion) the planner line aims at: plus or minus 5 points."""
+
+WARN_MARGIN = 0.10
+"""Above this margin of error the page warns that the estimates can still move a lot."""
+
+WARN_BELOW_N = 100
+"""Below this many responses the page warns whatever the margin: the normal approximation
+behind the intervals needs a reasonable number of reports."""
+
+CACHE_SECONDS = 24 * 3600
+"""How long an opened survey's results stay cached (they cannot go stale: see
+``survey_results``)."""
+
+EXPORT_CHUNK = 2000
+"""Reports fetched per round trip while streaming the export: memory stays flat."""
+
+
+def survey_results(survey: Survey, truth: dict[int, list[float]] | None = None) -> dict[str, Any]:
+    """Everything the dashboard shows, as JSON-ready data (floats are proportions in [0, 1]).
+
+    ``truth`` (question id -> true distribution) is only given for the simulated demo, whose
+    truth is known; it is then shown next to each estimate.
+
+    Once a survey is open its questions are frozen and its tallies change only together with
+    its response count, in each submission's transaction. The estimates of an opened survey
+    are therefore a function of (survey, opened_at, response count, truth) and are cached
+    under that key (the ``snapshot``): a page view after the first costs one cache read, and
+    a new response changes the key, so they are never stale. Drafts are not cached.
+    """
+    snapshot = _snapshot(survey, survey.response_count, truth)
+    computed = cache.get(f"survey-results:{snapshot}") if snapshot else None
+    if computed is None:
+        counts, n = _support_counts(survey)
+        computed = _questions_results(survey, counts, n, truth)
+        # Stored under the n actually read, which may already be ahead of survey.response_count.
+        computed["snapshot"] = _snapshot(survey, n, truth)
+        if computed["snapshot"]:
+            cache.set(f"survey-results:{computed['snapshot']}", computed, CACHE_SECONDS)
+    return {
+        "survey": {
+            "id": survey.pk,
+            "title": survey.title,
+            "status": survey.status,
+            "opened_at": survey.opened_at.isoformat() if survey.opened_at else None,
+            "closed_at": survey.closed_at.isoformat() if survey.closed_at else None,
+            "responses": computed["n"],
+            "total_epsilon": computed["total_epsilon"],
+        },
+        "snapshot": computed["snapshot"],
+        "questions": computed["questions"],
+    }
+
+
+def _snapshot(survey: Survey, n: int, truth: dict[int, list[float]] | None) -> str | None:
+    if survey.is_draft or survey.opened_at is None:
+        return None
+    inputs = json.dumps([survey.pk, survey.opened_at.isoformat(), n, truth], sort_keys=True)
+    return hashlib.sha256(inputs.encode()).hexdigest()[:32]
+
+
+def _questions_results(
+    survey: Survey,
+    counts: dict[int, list[int]],
+    n: int,
+    truth: dict[int, list[float]] | None,
+) -> dict[str, Any]:
+    questions = list(survey.ordered_questions())
+    return {
+        "n": n,
+        # Sequential composition, as Survey.total_epsilon(), without another query.
+        "total_epsilon": sum(question.epsilon for question in questions),
+        "questions": [
+            question_results(
+                question, position, counts.get(question.pk), n, (truth or {}).get(question.pk)
+            )
+            for position, question in enumerate(questions, start=1)
+        ],
+    }
+
+
+def _support_counts(survey: Survey) -> tuple[dict[int, list[int]], int]:
+    """(question id -> support counts, n), read in one statement.
+
+    Reading n in the same statement as the tallies gives one consistent snapshot: a
+    submission committed between two separate queries could otherwise make the counts
+    disagree with n. Draft surveys have no tallies (and no responses).
+    """
+    rows = list(
+        Tally.objects.filter(question__survey=survey)
+        .order_by("question_id", "index")
+        .values_list("question_id", "count", "question__survey__response_count")
+    )
+    counts: dict[int, list[int]] = {}
+    for question_id, count, _ in rows:
+        counts.setdefault(question_id, []).append(count)
+    return counts, rows[0][2] if rows else survey.response_count
+
+
+def question_results(
+    question: Question,
+    position: int,
+    counts: list[int] | None,
+    n: int,
+    truth: list[float] | None = None,
+) -> dict[str, Any]:
+    """One question's results from its k support counts and the number of reports n.
+
+    ``categories`` is None while there is nothing to estimate (a draft, or no responses yet).
+    Otherwise each category carries:
+
+    - ``estimate``: the consistent (Norm-Sub) proportion, the headline to quote;
+    - ``ci_low``/``ci_high``: its 95% interval. For yes/no this is the likelihood-ratio
+      interval for P(yes) (and its mirror for "no"), which contains the estimate. For
+      categorical questions it is the Wald interval of the unbiased estimate, widened where
+      needed to contain the consistent estimate: Norm-Sub may shift an estimate beyond it,
+      and widening keeps at least the Wald interval's coverage;
+    - ``support_count`` (randomized reports supporting it), ``unbiased`` with its
+      ``std_error`` and Wald interval (``unbiased_ci_low``/``_high``), and ``mle``;
+    - ``truth`` for the simulated demo only.
+    """
+    mechanism = question.mechanism()
+    labels = question.labels()
+    needed = mechanism.n_for_margin(TARGET_MARGIN)
+    margin = mechanism.margin_of_error(n) if n else None
+    result: dict[str, Any] = {
+        "id": question.pk,
+        "position": position,
+        "text": question.text,
+        "kind": question.kind,
+        "labels": labels,
+        "mechanism": mechanism.spec(),
+        "mechanism_label": mechanism.label,
+        "n": n,
+        "margin_of_error": margin,
+        "n_for_target_margin": needed,
+        "more_for_target_margin": max(0, needed - n),
+        "warning": margin is not None and (n < WARN_BELOW_N or margin > WARN_MARGIN),
+        "categories": None,
+    }
+    if counts is None or n == 0:
+        return result
+    estimate = mechanism.estimate(counts, n)
+    low, high = headline_intervals(estimate)
+    result["categories"] = [
+        {
+            "index": c,
+            "label": labels[c],
+            "estimate": float(estimate.consistent[c]),
+            "ci_low": low[c],
+            "ci_high": high[c],
+            "support_count": int(estimate.counts[c]),
+            "unbiased": float(estimate.proportions[c]),
+            "std_error": float(estimate.std_errors[c]),
+            "unbiased_ci_low": float(estimate.ci_low[c]),
+            "unbiased_ci_high": float(estimate.ci_high[c]),
+            "mle": float(estimate.mle[c]),
+            "truth": truth[c] if truth else None,
+        }
+        for c in range(mechanism.k)
+    ]
+    return result
+
+
+def headline_intervals(estimate: ldp.Estimate) -> tuple[list[float], list[float]]:
+    """95% intervals for the consistent estimates (see ``question_results``)."""
+    if estimate.lr_interval is not None:
+        low, high = estimate.lr_interval
+        return [1 - high, low], [1 - low, high]
+    return (
+        [float(x) for x in (estimate.ci_low.clip(max=estimate.consistent))],
+        [float(x) for x in (estimate.ci_high.clip(min=estimate.consistent))],
+    )
+
+
+CATEGORY_COLUMNS = [
+    "estimate", "ci_low", "ci_high", "support_count", "unbiased", "std_error",
+    "unbiased_ci_low", "unbiased_ci_high", "mle",
+]
+ESTIMATE_COLUMNS = [
+    "question", "question_text", "answer_index", "answer", "n", *CATEGORY_COLUMNS,
+    "mechanism", "epsilon",
+]
+
+
+def estimate_rows(results: dict[str, Any]) -> Iterator[list[Any]]:
+    """The estimates CSV: a header, then one row per (question, answer) with numbers."""
+    yield ESTIMATE_COLUMNS
+    for question in results["questions"]:
+        for category in question["categories"] or []:
+            yield [
+                question["position"], question["text"], category["index"], category["label"],
+                question["n"], *(category[key] for key in CATEGORY_COLUMNS),
+                question["mechanism"]["mechanism"], question["mechanism"]["epsilon"],
+            ]
+
+
+def report_columns(question: Question, position: int) -> list[str]:
+    """CSV columns of a question: ``q<position>``, or ``q<position>_<c>`` for bit c (category
+    c, counted from 0) of a unary report."""
+    mechanism = question.mechanism()
+    if mechanism.encoding == "unary":
+        return [f"q{position}_{c}" for c in range(mechanism.k)]
+    return [f"q{position}"]
+
+
+def report_rows(survey: Survey) -> Iterator[list[str]]:
+    """The randomized reports, one row per submission, in the order they arrived.
+
+    The first column numbers the rows (1, 2, ...); database ids and dates are left out, as
+    they are not needed to estimate. Reports stream from the database ``EXPORT_CHUNK`` at a
+    time ordered by submission, and consecutive rows of one submission are joined, so
+    memory stays flat however many there are.
+    """
+    header: list[str] = []
+    slots: dict[int, tuple[int, int]] = {}  # question id -> (first column, width)
+    for position, question in enumerate(survey.ordered_questions(), start=1):
+        columns = report_columns(question, position)
+        slots[question.pk] = (len(header), len(columns))
+        header += columns
+    yield ["response", *header]
+    reports = (
+        Report.objects.filter(question_id__in=list(slots))
+        .order_by("submission_id")
+        .values_list("submission_id", "question_id", "value")
+        .iterator(chunk_size=EXPORT_CHUNK)
+    )
+    for number, (_, group) in enumerate(groupby(reports, key=itemgetter(0)), start=1):
+        row = [""] * len(header)
+        for _, question_id, value in group:
+            start, width = slots[question_id]
+            # A unary report is stored as its k bits ("0100..."): one column per bit.
+            row[start : start + width] = value if width > 1 else [value]
+        yield [str(number), *row]
+
+
+PRIVACY_NOTE = (
+    "Every value in the reports file was randomized in the respondent's own browser before it "
+    "was sent, with the mechanism and epsilon listed for its question. Sharing the file "
+    "therefore reveals nothing about any respondent beyond what that mechanism allows: no "
+    "true answers, no IP addresses, no devices, no dates or times."
+)
+
+
+def export_metadata(survey: Survey) -> dict[str, Any]:
+    """What the reports CSV means: each question's columns, labels and frozen mechanism.
+
+    ``ldp.from_spec(question["mechanism"])`` rebuilds the mechanism, whose ``estimate`` gives
+    the dashboard's numbers from the support counts of the CSV's columns.
+    """
+    questions = []
+    for position, question in enumerate(survey.ordered_questions(), start=1):
+        mechanism = question.mechanism()
+        questions.append({
+            "position": position,
+            "text": question.text,
+            "help_text": question.help_text,
+            "kind": question.kind,
+            "labels": question.labels(),
+            "columns": report_columns(question, position),
+            "encoding": mechanism.encoding,
+            "epsilon": mechanism.epsilon,
+            "mechanism": mechanism.spec(),
+            "mechanism_label": mechanism.label,
+            "reading": READING[mechanism.encoding],
+        })
+    return {
+        "survey": {
+            "title": survey.title,
+            "status": survey.status,
+            "opened_at": survey.opened_at.isoformat() if survey.opened_at else None,
+            "total_epsilon": survey.total_epsilon(),
+        },
+        "privacy": PRIVACY_NOTE,
+        "rows": "One row per submission; 'response' numbers them in the order they arrived.",
+        "questions": questions,
+    }
+
+
+READING = {
+    "bit": "One column: 1 is a randomized 'yes', 0 a randomized 'no'. P(report 1 | true yes) "
+    "= p, P(report 0 | true no) = q.",
+    "index": "One column: the randomized answer's index into labels (from 0). The true answer "
+    "is reported with probability p, each other answer with probability q.",
+    "unary": "One column per answer (suffix = index into labels, from 0): the true answer's "
+    "bit is 1 with probability p, every other bit is 1 with probability q.",
+}

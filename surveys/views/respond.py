@@ -1,0 +1,276 @@
+"""The respondent's pages, the endpoint that receives randomized reports, and invitations.
+
+True answers never reach this code: the page's JavaScript randomizes every answer and sends
+only the reports. The endpoint validates everything before `submission_create` stores
+anything, answers bad input with a 4xx JSON error, and never logs a report.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from typing import Any
+
+from crispy_forms.helper import FormHelper
+from django import forms
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db.models import Count, Q
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.middleware.csrf import get_token
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.debug import sensitive_variables
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+
+from surveys.models import Invitation, Survey
+from surveys.ratelimit import is_limited
+from surveys.submissions import SubmissionError, report_from_text, submission_create
+from surveys.templatetags.privacy_words import describe_protection, describe_survey_protection
+
+SUBMIT_MAX_BYTES = 64 * 1024
+BODY_KEYS = {"idempotency_key", "invitation", "reports"}
+QUESTION_ID = re.compile(r"[1-9][0-9]{0,17}")
+PROGRESS_FROM = 3  # questions; shorter surveys need no progress bar
+
+# Why a survey cannot be answered: (heading, explanation, HTTP status).
+UNAVAILABLE = {
+    "draft": (
+        "This survey is not open yet",
+        "The researcher has not opened it for answers. Please try this link again later.",
+        404,
+    ),
+    "closed": (
+        "This survey is closed",
+        "It no longer accepts answers. Thank you for your interest.",
+        410,
+    ),
+    "invitation-needed": (
+        "You need an invitation link",
+        "This survey accepts answers only through personal, single-use invitation links. "
+        "Please open the link you were sent.",
+        403,
+    ),
+    "invitation-unknown": (
+        "This invitation link is not valid",
+        "Please check that you opened the whole link you were sent.",
+        404,
+    ),
+    "invitation-used": (
+        "This invitation link has already been used",
+        "Each invitation link can be used to answer once.",
+        410,
+    ),
+}
+
+
+def respond_context(
+    request: HttpRequest, survey: Survey, *, preview: bool = False, invitation: str | None = None
+) -> dict[str, Any]:
+    """Context for `surveys/respond.html` (and the thank-you page): the questions with their
+    protection notes, and `data`, everything the page's script needs (rendered with
+    json_script), including the `invitation` token the submission must carry, if any.
+    Works for drafts too (`preview=True` shows a banner and sends nothing)."""
+    questions, browser_questions = [], []
+    for question in survey.ordered_questions():
+        mechanism = question.mechanism()
+        shared = {"id": question.pk, "text": question.text, "labels": question.labels()}
+        questions.append(
+            shared
+            | {
+                "help_text": question.help_text,
+                "note": describe_protection(mechanism),
+                "mechanism": mechanism,
+            }
+        )
+        browser_questions.append(
+            shared | {"encoding": mechanism.encoding, "k": mechanism.k, "spec": mechanism.spec()}
+        )
+    return {
+        "survey": survey,
+        "questions": questions,
+        "protection": describe_survey_protection([q["mechanism"] for q in questions]),
+        "preview": preview,
+        "show_progress": len(questions) >= PROGRESS_FROM,
+        "data": {
+            "publicId": survey.public_id,
+            "preview": preview,
+            "invitation": invitation,
+            "csrfToken": get_token(request),
+            "submitUrl": reverse("respond-submit", args=[survey.public_id]),
+            "thanksUrl": reverse("respond-thanks", args=[survey.public_id]),
+            "questions": browser_questions,
+        },
+    }
+
+
+def _unavailable(request: HttpRequest, reason: str, survey: Survey | None = None) -> HttpResponse:
+    heading, message, status = UNAVAILABLE[reason]
+    context = {"survey": survey, "heading": heading, "message": message}
+    return render(request, "surveys/respond_unavailable.html", context, status=status)
+
+
+def _closed_reason(survey: Survey) -> str | None:
+    if survey.is_draft:
+        return "draft"
+    return None if survey.is_open else "closed"
+
+
+@require_safe
+def respond(request: HttpRequest, public_id: str) -> HttpResponse:
+    survey = get_object_or_404(Survey, public_id=public_id)
+    reason = _closed_reason(survey) or ("invitation-needed" if survey.invitation_only else None)
+    if reason:
+        return _unavailable(request, reason, survey)
+    return render(request, "surveys/respond.html", respond_context(request, survey))
+
+
+@require_safe
+def respond_invitation(request: HttpRequest, token: str) -> HttpResponse:
+    invitation = Invitation.objects.select_related("survey").filter(token=token).first()
+    if invitation is None:
+        return _unavailable(request, "invitation-unknown")
+    survey = invitation.survey
+    reason = _closed_reason(survey) or ("invitation-used" if invitation.used else None)
+    if reason:
+        return _unavailable(request, reason, survey)
+    context = respond_context(request, survey, invitation=invitation.token)
+    return render(request, "surveys/respond.html", context)
+
+
+@require_safe
+def respond_thanks(request: HttpRequest, public_id: str) -> HttpResponse:
+    """What this browser sent (the page's script reads it from the browser's storage: the
+    server keeps no link between a visitor and a submission) and why it is safe."""
+    survey = get_object_or_404(Survey, public_id=public_id)
+    if survey.is_draft:
+        return _unavailable(request, "draft", survey)
+    return render(request, "surveys/respond_thanks.html", respond_context(request, survey))
+
+
+def _error(message: str, status: int) -> JsonResponse:
+    return JsonResponse({"ok": False, "error": message}, status=status)
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """json.loads hook: a repeated field or question id is an error, not "the last wins"."""
+    keys = [key for key, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise SubmissionError("Each field and each question id may appear only once.", 400)
+    return dict(pairs)
+
+
+@sensitive_variables()
+def _parse_body(body: bytes) -> tuple[object, str | None, dict[int, object]]:
+    """(idempotency key, invitation token, question id -> report) from the JSON body, or a
+    SubmissionError saying what is wrong with its shape. Reports are checked later."""
+    try:
+        payload = json.loads(body, object_pairs_hook=_unique_keys)
+    except (ValueError, RecursionError):
+        raise SubmissionError("The request body is not valid JSON.", 400) from None
+    if not isinstance(payload, dict) or set(payload) != BODY_KEYS:
+        raise SubmissionError(
+            "The body must be a JSON object with exactly the fields “idempotency_key”, "
+            "“invitation” and “reports”.",
+            400,
+        )
+    token, reports = payload["invitation"], payload["reports"]
+    if token is not None and not isinstance(token, str):
+        raise SubmissionError("“invitation” must be a string or null.", 400)
+    if not isinstance(reports, dict):
+        raise SubmissionError("“reports” must map each question id to its report.", 400)
+    bad = [key for key in reports if not QUESTION_ID.fullmatch(key)]
+    if bad:
+        raise SubmissionError(f"{bad[0][:40]!r} is not a question id.", 400)
+    return payload["idempotency_key"], token, {int(key): value for key, value in reports.items()}
+
+
+@sensitive_variables()
+@require_POST
+def respond_submit(request: HttpRequest, public_id: str) -> JsonResponse:
+    """POST {"idempotency_key", "invitation", "reports"} as JSON -> 201 {"ok": true,
+    "received": reports as stored}; a replay of the same key -> 200 with the same body;
+    anything wrong -> 4xx {"ok": false, "error": "..."}, having stored nothing."""
+    if is_limited(request, "submit", settings.RATELIMIT_SUBMISSIONS):
+        return _error(
+            "Too many answers were sent from your connection in a short time. "
+            "Please wait a minute, then press the button again: your answers are still here.",
+            429,
+        )
+    survey = Survey.objects.filter(public_id=public_id).first()
+    if survey is None:
+        return _error("There is no survey at this address.", 404)
+    if request.content_type != "application/json":
+        return _error("Send the answers as JSON (Content-Type: application/json).", 415)
+    declared = request.META.get("CONTENT_LENGTH") or "0"
+    if not declared.isdigit() or int(declared) > SUBMIT_MAX_BYTES:
+        return _error(f"The request is larger than {SUBMIT_MAX_BYTES // 1024} KB.", 413)
+    try:
+        key, token, reports = _parse_body(request.body)
+        submission, created = submission_create(
+            survey=survey, reports=reports, idempotency_key=key, invitation_token=token
+        )
+    except SubmissionError as error:
+        return _error(error.message, error.status)
+    received = {
+        str(report.question_id): report_from_text(report.question.mechanism(), report.value)
+        for report in submission.reports.select_related("question")
+    }
+    return JsonResponse({"ok": True, "received": received}, status=201 if created else 200)
+
+
+class InvitationForm(forms.Form):
+    count = forms.IntegerField(
+        label="Number of new links", min_value=1, max_value=10_000, initial=100
+    )
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.helper = FormHelper()
+        self.helper.form_tag = False
+
+
+def _get_survey_for_user(request: HttpRequest, pk: int) -> Survey:
+    return get_object_or_404(Survey, pk=pk, owner=request.user)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@login_required
+def invitation_list(request: HttpRequest, pk: int) -> HttpResponse:
+    survey = _get_survey_for_user(request, pk)
+    form = InvitationForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        count = form.cleaned_data["count"]
+        Invitation.objects.bulk_create(
+            [Invitation(survey=survey) for _ in range(count)], batch_size=1000
+        )
+        messages.success(request, f"{count} new invitation link{'s' * (count != 1)} created.")
+        return redirect("invitation-list", pk=survey.pk)
+    counts = survey.invitations.aggregate(total=Count("pk"), used=Count("pk", filter=Q(used=True)))
+    context = {
+        "survey": survey,
+        "form": form,
+        "used": counts["used"],
+        "unused": counts["total"] - counts["used"],
+    }
+    return render(request, "surveys/invitations.html", context)
+
+
+@require_safe
+@login_required
+@never_cache
+def invitation_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    """The full links of the survey's unused invitations, one per row (they are secrets, so
+    the response must not be cached)."""
+    survey = _get_survey_for_user(request, pk)
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="survey-{survey.pk}-invitations.csv"'
+    writer = csv.writer(response)
+    writer.writerow(["link"])
+    tokens = survey.invitations.filter(used=False).order_by("pk").values_list("token", flat=True)
+    for token in tokens.iterator():
+        writer.writerow([request.build_absolute_uri(reverse("respond-invitation", args=[token]))])
+    return response

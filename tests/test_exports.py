@@ -1,0 +1,126 @@
+"""Exports: the randomized reports (CSV) with their metadata (JSON), and the estimates (CSV).
+
+The round trip is the contract: re-estimating from the exported files alone, with
+``ldp.from_spec``, gives the dashboard's numbers. Access control is in test_results.py.
+"""
+
+import csv
+import io
+import json
+
+import numpy as np
+import pytest
+from django.http import StreamingHttpResponse
+from django.urls import reverse
+
+from surveys import ldp
+from surveys.results import ESTIMATE_COLUMNS
+from surveys.simulate import simulate_responses
+from tests.test_results import SHAPES, submit
+
+pytestmark = pytest.mark.django_db
+
+TRICKY_LABELS = ('Yes, often', 'He said "no"', "Two\nlines", "=SUM(A1)", "Ünïcödé ✓")
+
+
+def download(client, name: str, survey) -> tuple[object, str]:
+    response = client.get(reverse(name, args=[survey.pk]))
+    assert response.status_code == 200
+    if isinstance(response, StreamingHttpResponse):
+        return response, b"".join(response.streaming_content).decode("utf-8")
+    return response, response.content.decode("utf-8")
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_it_round_trips_the_reports_to_the_dashboards_numbers(
+    client, researcher, make_survey, shape
+):
+    survey = make_survey(researcher, status="open", **SHAPES[shape])
+    submit(survey, 120)
+    client.force_login(researcher)
+    _, text = download(client, "export-reports-csv", survey)
+    _, metadata = download(client, "export-metadata", survey)
+    rows = list(csv.DictReader(io.StringIO(text)))
+    dashboard = client.get(reverse("survey-results-json", args=[survey.pk])).json()["questions"]
+    assert len(rows) == 120
+    for question, shown in zip(json.loads(metadata)["questions"], dashboard, strict=True):
+        mechanism = ldp.from_spec(question["mechanism"])
+        reports = np.array([[int(row[c]) for c in question["columns"]] for row in rows])
+        if mechanism.encoding != "unary":
+            reports = reports[:, 0]
+        estimate = mechanism.estimate(mechanism.support_counts(reports), len(rows))
+        assert question["labels"] == shown["labels"]
+        assert [c["support_count"] for c in shown["categories"]] == estimate.counts.tolist()
+        assert [c["estimate"] for c in shown["categories"]] == pytest.approx(
+            estimate.consistent.tolist(), abs=1e-12)
+        assert [c["unbiased"] for c in shown["categories"]] == pytest.approx(
+            estimate.proportions.tolist(), abs=1e-12)
+        assert [c["std_error"] for c in shown["categories"]] == pytest.approx(
+            estimate.std_errors.tolist(), abs=1e-12)
+        assert [c["mle"] for c in shown["categories"]] == pytest.approx(
+            estimate.mle.tolist(), abs=1e-12)
+
+
+def test_it_streams_one_row_per_submission_with_a_header(client, researcher, make_survey):
+    survey = make_survey(researcher, status="open", **SHAPES["oue"])
+    submit(survey, 7)
+    client.force_login(researcher)
+    response, text = download(client, "export-reports-csv", survey)
+    assert isinstance(response, StreamingHttpResponse)
+    assert response["Content-Type"] == "text/csv; charset=utf-8"
+    assert response["Content-Disposition"] == (
+        f'attachment; filename="survey-{survey.pk}-reports.csv"'
+    )
+    header, *rows = list(csv.reader(io.StringIO(text)))
+    assert header == ["response", "q1", *(f"q2_{c}" for c in range(8))]
+    assert [row[0] for row in rows] == [str(i) for i in range(1, 8)]
+    assert all(len(row) == len(header) and set(row[1:]) <= {"0", "1"} for row in rows)
+
+
+def test_it_exports_only_a_header_before_any_response(client, researcher, make_survey):
+    survey = make_survey(researcher)
+    client.force_login(researcher)
+    _, text = download(client, "export-reports-csv", survey)
+    assert text == "response,q1,q2\r\n"
+    _, estimates = download(client, "export-estimates-csv", survey)
+    assert estimates == ",".join(ESTIMATE_COLUMNS) + "\r\n"
+
+
+def test_it_describes_every_column_in_the_metadata(client, researcher, make_survey):
+    survey = make_survey(researcher, status="open", labels=TRICKY_LABELS, epsilons=(1.0, 0.5))
+    client.force_login(researcher)
+    response, text = download(client, "export-metadata", survey)
+    assert response["Content-Type"] == "application/json; charset=utf-8"
+    assert "attachment" in response["Content-Disposition"]
+    metadata = json.loads(text)
+    assert "reveals nothing" in metadata["privacy"]
+    yes_no, categorical = metadata["questions"]
+    assert yes_no["columns"] == ["q1"] and yes_no["labels"] == ["No", "Yes"]
+    assert categorical["labels"] == list(TRICKY_LABELS)
+    assert categorical["mechanism"] == survey.ordered_questions()[1].spec
+    assert categorical["epsilon"] == 0.5
+    assert (categorical["encoding"], categorical["columns"]) == ("index", ["q2"])
+    assert ldp.from_spec(categorical["mechanism"]).k == len(TRICKY_LABELS)
+
+
+def test_it_escapes_labels_in_the_estimates_csv(client, researcher, make_survey):
+    survey = make_survey(researcher, status="open", labels=TRICKY_LABELS)
+    truth = {q.pk: [1 / q.mechanism().k] * q.mechanism().k for q in survey.ordered_questions()}
+    simulate_responses(survey, 200, truth, seed=5)
+    client.force_login(researcher)
+    response, text = download(client, "export-estimates-csv", survey)
+    assert response["Content-Disposition"] == (
+        f'attachment; filename="survey-{survey.pk}-estimates.csv"'
+    )
+    header, *rows = list(csv.reader(io.StringIO(text)))
+    assert header == ESTIMATE_COLUMNS
+    assert [row[3] for row in rows] == ["No", "Yes", *TRICKY_LABELS]
+    dashboard = client.get(reverse("survey-results-json", args=[survey.pk])).json()
+    shown = [c for q in dashboard["questions"] for c in q["categories"]]
+    for row, category in zip(rows, shown, strict=True):
+        record = dict(zip(header, row, strict=True))
+        assert float(record["estimate"]) == category["estimate"]
+        assert (float(record["ci_low"]), float(record["ci_high"])) == (
+            category["ci_low"], category["ci_high"])
+        assert int(record["support_count"]) == category["support_count"]
+        assert record["n"] == "200"

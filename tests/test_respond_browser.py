@@ -1,0 +1,218 @@
+"""A respondent in headless Chromium: only randomized reports ever leave the browser."""
+
+import pytest
+from django.urls import reverse
+
+from surveys.models import Report, Submission, Survey
+from surveys.submissions import report_to_text
+from tests.test_submissions import assert_nothing_stored, questions, survey_of_every_encoding
+
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("transactional_db")]
+
+BODY_KEYS = {"idempotency_key", "invitation", "reports"}
+
+
+@pytest.fixture
+def survey(researcher, make_survey) -> Survey:
+    return survey_of_every_encoding(make_survey, researcher)
+
+
+def is_submit(request) -> bool:
+    return request.method == "POST" and request.url.endswith("/submit/")
+
+
+def open_survey(page, live_server, survey: Survey) -> None:
+    page.goto(live_server.url + reverse("respond", args=[survey.public_id]))
+
+
+def choose(page, survey: Survey, answers: list[int]) -> None:
+    for question, answer in zip(questions(survey), answers, strict=True):
+        page.check(f"#answer-{question.pk}-{answer}")
+
+
+def send(page) -> dict:
+    """Press the button; return the JSON body of the request the page sent."""
+    with page.expect_request(is_submit) as request:
+        page.click("#send-answers")
+    return request.value.post_data_json
+
+
+def assert_holds_only_valid_reports(survey: Survey, body: dict) -> None:
+    assert set(body) == BODY_KEYS
+    assert body["invitation"] is None
+    assert set(body["reports"]) == {str(q.pk) for q in questions(survey)}
+    for question in questions(survey):
+        question.mechanism().validate_report(body["reports"][str(question.pk)])
+
+
+def stored_reports(survey: Survey) -> dict[str, str]:
+    return {
+        str(question_id): value
+        for question_id, value in Report.objects.filter(question__survey=survey).values_list(
+            "question_id", "value"
+        )
+    }
+
+
+def as_text(survey: Survey, body: dict) -> dict[str, str]:
+    return {
+        str(q.pk): report_to_text(q.mechanism(), body["reports"][str(q.pk)])
+        for q in questions(survey)
+    }
+
+
+def test_it_sends_only_randomized_reports_and_stores_exactly_those(page, live_server, survey):
+    requests = []
+    page.on("request", lambda request: requests.append(request))
+    open_survey(page, live_server, survey)
+    assert page.eval_on_selector_all(
+        "input[type=radio]", "inputs => inputs.every(input => input.form === null)"
+    )
+    choose(page, survey, [1, 4, 2])
+    body = send(page)
+    page.wait_for_url("**/thanks/")
+    assert_holds_only_valid_reports(survey, body)
+    assert [r.url for r in requests if r.method != "GET"] == [
+        live_server.url + reverse("respond-submit", args=[survey.public_id])
+    ]
+    assert not any("answer" in r.url for r in requests)
+    assert Submission.objects.get().idempotency_key == body["idempotency_key"]
+    assert stored_reports(survey) == as_text(survey, body)
+    yes_no = questions(survey)[0]
+    received = page.text_content(f'#sent [data-sent-question="{yes_no.pk}"]')
+    assert received == ["No", "Yes"][body["reports"][str(yes_no.pk)]]
+
+
+def test_it_sends_identical_reports_when_answering_again(page, live_server, survey):
+    open_survey(page, live_server, survey)
+    choose(page, survey, [0, 7, 1])
+    first = send(page)
+    page.wait_for_url("**/thanks/")
+    open_survey(page, live_server, survey)
+    assert page.is_visible("#already-answered")
+    choose(page, survey, [0, 7, 1])
+    with page.expect_response(lambda r: is_submit(r.request)) as response:
+        again = send(page)
+    assert again == first
+    assert response.value.status == 200
+    page.wait_for_url("**/thanks/")
+    assert Submission.objects.count() == 1
+    assert stored_reports(survey) == as_text(survey, first)
+
+
+def test_it_refuses_to_change_answers_sent_from_this_browser(page, live_server, survey):
+    yes_no = str(questions(survey)[0].pk)
+    open_survey(page, live_server, survey)
+    choose(page, survey, [0, 7, 1])
+    first = send(page)
+    page.wait_for_url("**/thanks/")
+    # Make the draw for the new answer differ from what was sent (by chance it could match).
+    page.evaluate(
+        """([name, slot, report]) => {
+            const record = JSON.parse(localStorage.getItem(name));
+            record.memo[slot] = report;
+            localStorage.setItem(name, JSON.stringify(record));
+        }""",
+        [f"private-surveys:{survey.public_id}", f"{yes_no}:1", 1 - first["reports"][yes_no]],
+    )
+    open_survey(page, live_server, survey)
+    choose(page, survey, [1, 7, 1])
+    changed = send(page)
+    assert changed["reports"][yes_no] != first["reports"][yes_no]
+    assert {k: v for k, v in changed["reports"].items() if k != yes_no} == {
+        k: v for k, v in first["reports"].items() if k != yes_no
+    }
+    page.wait_for_selector("#respond-status:has-text('cannot be changed')")
+    assert stored_reports(survey) == as_text(survey, first)
+
+
+def test_it_retries_with_the_same_key_and_reports_after_failures(page, live_server, survey):
+    submit_url = live_server.url + reverse("respond-submit", args=[survey.public_id])
+    page.route(submit_url, lambda route: route.abort())
+    open_survey(page, live_server, survey)
+    choose(page, survey, [1, 0, 0])
+    failed = send(page)
+    page.wait_for_selector("#respond-status:has-text('could not reach the server')")
+    assert page.is_checked(f"#answer-{questions(survey)[0].pk}-1")
+    page.unroute(submit_url)
+    page.route(submit_url, lambda route: route.fulfill(
+        status=503, json={"ok": False, "error": "The service is briefly unavailable."}
+    ))
+    assert send(page) == failed
+    page.wait_for_selector("#respond-status:has-text('error 503')")
+    assert_nothing_stored(survey)
+    page.unroute(submit_url)
+    assert send(page) == failed
+    page.wait_for_url("**/thanks/")
+    assert stored_reports(survey) == as_text(survey, failed)
+
+
+def test_it_sends_nothing_without_javascript(browser, live_server, survey):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    requests = []
+    page.on("request", lambda request: requests.append(request))
+    open_survey(page, live_server, survey)
+    assert page.is_visible("#needs-javascript")
+    assert page.is_disabled("#send-answers")
+    assert page.is_disabled(f"#answer-{questions(survey)[0].pk}-1")
+    page.click("#send-answers", force=True)
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(500)
+    assert [r.method for r in requests] == ["GET"] * len(requests)
+    assert page.url == live_server.url + reverse("respond", args=[survey.public_id])
+    assert_nothing_stored(survey)
+    context.close()
+
+
+def test_it_accepts_nothing_once_the_survey_is_closed(page, live_server, survey):
+    open_survey(page, live_server, survey)
+    choose(page, survey, [1, 2, 2])
+    survey.close()
+    with page.expect_response(lambda r: is_submit(r.request)) as response:
+        page.click("#send-answers")
+    assert response.value.status == 410
+    page.wait_for_selector("#respond-status:has-text('closed')")
+    assert_nothing_stored(survey)
+    open_survey(page, live_server, survey)
+    assert page.is_visible("text=This survey is closed")
+    assert page.locator("#send-answers").count() == 0
+
+
+def test_it_asks_for_unanswered_questions_before_sending(page, live_server, survey):
+    requests = []
+    page.on("request", lambda request: requests.append(request))
+    open_survey(page, live_server, survey)
+    page.check(f"#answer-{questions(survey)[0].pk}-0")
+    page.click("#send-answers")
+    page.wait_for_selector("#respond-status:has-text('Still to answer')")
+    assert not any(r.method == "POST" for r in requests)
+    assert page.evaluate("document.activeElement.id") == f"answer-{questions(survey)[1].pk}-0"
+
+
+def test_it_works_with_the_keyboard_and_shows_progress(page, live_server, survey):
+    open_survey(page, live_server, survey)
+    yes_no = questions(survey)[0]
+    assert page.text_content("#progress-text") == "0 of 3 answered"
+    page.focus(f"#answer-{yes_no.pk}-0")
+    page.keyboard.press("Space")
+    page.keyboard.press("ArrowDown")  # radio buttons of one question form one group
+    assert page.is_checked(f"#answer-{yes_no.pk}-1")
+    assert not page.is_checked(f"#answer-{yes_no.pk}-0")
+    assert page.text_content("#progress-text") == "1 of 3 answered"
+    page.click(f"#question-{yes_no.pk} summary")
+    assert page.is_visible(f"#question-{yes_no.pk} details p")
+
+
+def test_it_fits_a_360_pixel_wide_phone(browser, live_server, survey):
+    context = browser.new_context(viewport={"width": 360, "height": 740}, has_touch=True)
+    page = context.new_page()
+    open_survey(page, live_server, survey)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    option = page.locator(f"label[for=answer-{questions(survey)[0].pk}-0]").bounding_box()
+    assert option["height"] >= 44
+    choose(page, survey, [0, 0, 0])
+    send(page)
+    page.wait_for_url("**/thanks/")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    context.close()

@@ -1,0 +1,301 @@
+"""The results dashboard and its JSON endpoint: numbers, tallies, empty states, access."""
+
+import numpy as np
+import pytest
+from django.contrib.auth.models import Permission, User
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from surveys.models import Question, Report, Survey, Tally
+from surveys.results import WARN_BELOW_N
+from surveys.simulate import simulate_responses
+from surveys.submissions import SubmissionError, report_from_text, submission_create
+
+pytestmark = pytest.mark.django_db
+
+ROUTES = [
+    "survey-results",
+    "survey-results-json",
+    "export-reports-csv",
+    "export-metadata",
+    "export-estimates-csv",
+]
+# Eight answers at epsilon 0.5 make the automatic choice optimized unary encoding (OUE), three
+# answers at epsilon 2 generalized randomized response (GRR): both encodings get tested.
+SHAPES = {
+    "grr": {"labels": ("Never", "Once", "Often"), "epsilons": (1.0, 2.0)},
+    "oue": {"labels": tuple(f"Answer {i}" for i in range(8)), "epsilons": (1.0, 0.5)},
+}
+
+
+def random_reports(survey: Survey, rng: np.random.Generator) -> dict[int, object]:
+    """Valid raw reports, as a browser would send them, for every question of `survey`."""
+    reports = {}
+    for question in survey.ordered_questions():
+        mechanism = question.mechanism()
+        if mechanism.encoding == "unary":
+            reports[question.pk] = rng.integers(0, 2, mechanism.k).tolist()
+        else:
+            reports[question.pk] = int(rng.integers(0, mechanism.k))
+    return reports
+
+
+def submit(survey: Survey, n: int, seed: int = 1) -> None:
+    rng = np.random.default_rng(seed)
+    for i in range(n):
+        submission_create(
+            survey=survey,
+            reports=random_reports(survey, rng),
+            idempotency_key=f"key-{seed}-{i:06d}",
+        )
+
+
+def recount(question) -> tuple[np.ndarray, int]:
+    """Support counts and n straight from the stored reports, bypassing the tallies."""
+    mechanism = question.mechanism()
+    values = [report_from_text(mechanism, v) for v in Report.objects.filter(question=question)
+              .values_list("value", flat=True)]
+    return mechanism.support_counts(np.array(values, dtype=np.int64)), len(values)
+
+
+def get_json(client, survey: Survey) -> dict:
+    response = client.get(reverse("survey-results-json", args=[survey.pk]))
+    assert response.status_code == 200
+    return response.json()
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_it_shows_the_cores_estimates_of_the_stored_reports(client, researcher, make_survey, shape):
+    survey = make_survey(researcher, status="open", **SHAPES[shape])
+    submit(survey, 150)
+    client.force_login(researcher)
+    page = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
+    data = get_json(client, survey)
+    assert data["survey"]["responses"] == 150
+    for question, shown in zip(survey.ordered_questions(), data["questions"], strict=True):
+        mechanism = question.mechanism()
+        counts, n = recount(question)
+        expected = mechanism.estimate(counts, n)
+        assert n == shown["n"] == 150
+        assert shown["mechanism"] == question.spec
+        assert [c["support_count"] for c in shown["categories"]] == counts.tolist()
+        for field, key in [("consistent", "estimate"), ("proportions", "unbiased"),
+                           ("std_errors", "std_error"), ("mle", "mle"),
+                           ("ci_low", "unbiased_ci_low"), ("ci_high", "unbiased_ci_high")]:
+            assert [c[key] for c in shown["categories"]] == pytest.approx(
+                getattr(expected, field).tolist(), abs=1e-12
+            )
+        for category in shown["categories"]:
+            assert f"{100 * category['estimate']:.1f}%" in page
+            assert f"{100 * category['ci_low']:.1f}%–{100 * category['ci_high']:.1f}%" in page
+            assert category["ci_low"] <= category["estimate"] <= category["ci_high"]
+    assert shape != "oue" or data["questions"][1]["mechanism"]["encoding"] == "unary"
+
+
+def test_it_uses_the_likelihood_ratio_interval_for_yes_no(client, researcher, make_survey):
+    survey = make_survey(researcher, status="open")
+    submit(survey, 60)
+    client.force_login(researcher)
+    yes_no = get_json(client, survey)["questions"][0]
+    counts, n = recount(survey.ordered_questions()[0])
+    low, high = survey.ordered_questions()[0].mechanism().lr_interval(counts, n)
+    no, yes = yes_no["categories"]
+    assert (yes["ci_low"], yes["ci_high"]) == pytest.approx((low, high))
+    assert (no["ci_low"], no["ci_high"]) == pytest.approx((1 - high, 1 - low))
+    assert yes["estimate"] == pytest.approx(min(max(yes["unbiased"], 0), 1))
+
+
+def test_it_keeps_tallies_equal_to_a_recount_after_many_submissions(researcher, make_survey):
+    survey = make_survey(researcher, status="open", **SHAPES["oue"])
+    submit(survey, 300, seed=7)
+    # A retried request and a refused one must not count.
+    first = Report.objects.order_by("pk").first().submission
+    replay = dict(first.reports.values_list("question_id", "value"))
+    questions = {q.pk: q.mechanism() for q in survey.ordered_questions()}
+    submission_create(
+        survey=survey,
+        reports={pk: report_from_text(questions[pk], v) for pk, v in replay.items()},
+        idempotency_key=first.idempotency_key,
+    )
+    with pytest.raises(SubmissionError):
+        submission_create(survey=survey, reports={}, idempotency_key="refused-0001")
+    survey.refresh_from_db()
+    assert survey.response_count == 300
+    for question in survey.ordered_questions():
+        counts, n = recount(question)
+        tallies = list(Tally.objects.filter(question=question).order_by("index")
+                       .values_list("count", flat=True))
+        assert n == 300
+        assert tallies == counts.tolist()
+
+
+def queries_of(client, url: str) -> list[str]:
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url).status_code == 200
+    return [query["sql"] for query in queries.captured_queries]
+
+
+@pytest.mark.parametrize("name", ["survey-results", "survey-results-json"])
+def test_it_never_reads_the_reports(client, researcher, make_survey, name):
+    survey = make_survey(researcher, status="open")
+    client.force_login(researcher)
+    url = reverse(name, args=[survey.pk])
+    submit(survey, 5)
+    few = queries_of(client, url)
+    submit(survey, 50, seed=2)
+    more = queries_of(client, url)
+    assert len(few) == len(more)
+    assert not any(Report._meta.db_table in sql for sql in few + more)
+
+
+def test_it_updates_the_estimates_as_soon_as_a_response_arrives(client, researcher, make_survey):
+    survey = make_survey(researcher, status="open")
+    submit(survey, 30)
+    client.force_login(researcher)
+    before = get_json(client, survey)
+    assert get_json(client, survey) == before  # served again from the cache
+    submit(survey, 1, seed=9)
+    after = get_json(client, survey)
+    assert after["survey"]["responses"] == 31 and after["snapshot"] != before["snapshot"]
+    for question, shown in zip(survey.ordered_questions(), after["questions"], strict=True):
+        counts, _ = recount(question)
+        assert [c["support_count"] for c in shown["categories"]] == counts.tolist()
+    page = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
+    assert "31 responses" in page
+
+
+def test_it_recomputes_a_drafts_planner_figures_after_each_edit(client, researcher, make_survey):
+    survey = make_survey(researcher)
+    client.force_login(researcher)
+    before = get_json(client, survey)["questions"][0]["n_for_target_margin"]
+    Question.objects.filter(survey=survey, order=1).update(epsilon=2.0)
+    after = get_json(client, survey)["questions"][0]["n_for_target_margin"]
+    assert get_json(client, survey)["snapshot"] is None
+    assert after < before
+
+
+def test_it_shows_a_draft_as_an_empty_state(client, researcher, make_survey):
+    survey = make_survey(researcher)
+    client.force_login(researcher)
+    response = client.get(reverse("survey-results", args=[survey.pk]))
+    assert response.status_code == 200
+    assert "still a draft" in response.content.decode()
+    assert "<svg" not in response.content.decode()
+    data = get_json(client, survey)
+    assert data["survey"]["responses"] == 0
+    assert all(q["categories"] is None for q in data["questions"])
+
+
+def test_it_shows_an_open_survey_without_responses_as_an_empty_state(
+    client, researcher, make_survey
+):
+    survey = make_survey(researcher, status="open")
+    client.force_login(researcher)
+    page = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
+    assert "No responses yet" in page
+    assert "<svg" not in page
+    assert "Download the data" in page
+    assert all(q["margin_of_error"] is None for q in get_json(client, survey)["questions"])
+
+
+def test_it_warns_while_responses_are_too_few(client, researcher, make_survey):
+    survey = make_survey(researcher, status="open")
+    submit(survey, WARN_BELOW_N // 5)
+    client.force_login(researcher)
+    page = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
+    assert page.count("Too few responses") == 2
+    assert all(q["warning"] for q in get_json(client, survey)["questions"])
+
+
+def test_it_drops_the_warning_once_the_margin_is_small(client, researcher, make_survey):
+    survey = make_survey(researcher, status="open")
+    truth = {q.pk: [1 / q.mechanism().k] * q.mechanism().k for q in survey.ordered_questions()}
+    simulate_responses(survey, 2000, truth, seed=3)
+    client.force_login(researcher)
+    page = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
+    data = get_json(client, survey)
+    assert "Too few responses" not in page
+    for question in data["questions"]:
+        assert not question["warning"] and question["margin_of_error"] <= 0.10
+        assert question["more_for_target_margin"] == max(0, question["n_for_target_margin"] - 2000)
+        assert f"±{100 * question['margin_of_error']:.1f} percentage points" in page
+
+
+def test_it_draws_an_accessible_chart_from_zero_to_one_hundred_percent(
+    client, researcher, make_survey
+):
+    survey = make_survey(researcher, status="open", labels=("A, with comma", "<b>B</b>", "C"))
+    submit(survey, 40)
+    client.force_login(researcher)
+    page = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
+    assert page.count('role="img"') == 2
+    assert 'aria-labelledby="chart-1-title chart-1-desc"' in page
+    assert ">0%</text>" in page and ">100%</text>" in page
+    assert "&lt;b&gt;B&lt;/b&gt;" in page and "<b>B</b>" not in page
+    assert "<script>" not in page and "http://" not in page and "https://" not in page
+    assert page.count("<details") == 2
+
+
+@pytest.mark.parametrize("name", ROUTES)
+def test_it_refuses_the_wrong_method(client, researcher, make_survey, name):
+    client.force_login(researcher)
+    url = reverse(name, args=[make_survey(researcher, status="open").pk])
+    assert client.post(url).status_code == 405
+    assert client.put(url).status_code == 405
+    assert client.head(url).status_code == 200
+
+
+@pytest.mark.parametrize("name", ROUTES)
+def test_it_hides_results_from_another_researcher(
+    client, researcher, other_researcher, make_survey, name
+):
+    survey = make_survey(researcher, status="open")
+    client.force_login(other_researcher)
+    assert client.get(reverse(name, args=[survey.pk])).status_code == 404
+
+
+@pytest.mark.parametrize("name", ROUTES)
+def test_it_sends_visitors_to_sign_in(client, researcher, make_survey, name):
+    response = client.get(reverse(name, args=[make_survey(researcher, status="open").pk]))
+    assert response.status_code == 302
+    assert response.url.startswith(reverse("login"))
+
+
+@pytest.mark.parametrize("name", ROUTES)
+def test_it_shows_results_to_administrators(client, researcher, make_survey, name):
+    survey = make_survey(researcher, status="open")
+    admin = User.objects.create_superuser("root", "root@example.org", "pass-for-tests-1")
+    client.force_login(admin)
+    assert client.get(reverse(name, args=[survey.pk])).status_code == 200
+
+
+def test_it_hides_results_from_staff_without_the_view_permission(client, researcher, make_survey):
+    survey = make_survey(researcher, status="open")
+    staff = User.objects.create_user(
+        "clerk", "clerk@example.org", "pass-for-tests-1", is_staff=True
+    )
+    client.force_login(staff)
+    assert client.get(reverse("survey-results", args=[survey.pk])).status_code == 404
+    staff.user_permissions.add(Permission.objects.get(codename="view_survey"))
+    client.force_login(User.objects.get(pk=staff.pk))
+    assert client.get(reverse("survey-results", args=[survey.pk])).status_code == 200
+
+
+def test_it_serves_the_estimates_as_json(client, researcher, make_survey):
+    survey = make_survey(researcher, status="open")
+    submit(survey, 30)
+    client.force_login(researcher)
+    response = client.get(reverse("survey-results-json", args=[survey.pk]))
+    assert response["Content-Type"] == "application/json"
+    data = response.json()
+    assert data["survey"] == {
+        "id": survey.pk, "title": "Habits", "status": "open",
+        "opened_at": survey.opened_at.isoformat(), "closed_at": None,
+        "responses": 30, "total_epsilon": 3.0,
+    }
+    yes_no, categorical = data["questions"]
+    assert [yes_no["position"], yes_no["kind"], yes_no["labels"]] == [1, "yesno", ["No", "Yes"]]
+    assert categorical["labels"] == ["Never", "Once", "Often"]
+    assert sum(c["estimate"] for c in categorical["categories"]) == pytest.approx(1)
+    assert all(c["truth"] is None for q in data["questions"] for c in q["categories"])

@@ -1,0 +1,105 @@
+"""Simulated respondents: stored like real ones, and estimated close to the known truth."""
+
+import pytest
+from django.urls import reverse
+
+from surveys.models import Report, Submission, Survey
+from surveys.simulate import (
+    DEMO_TITLE,
+    DEMO_TRUTH,
+    DEMO_USERNAME,
+    demo_truth,
+    load_demo_responses,
+    simulate_responses,
+)
+from tests.test_results import recount
+
+pytestmark = pytest.mark.django_db
+
+DEMO_LABELS = ("Never", "Less than monthly", "Monthly", "Weekly", "Daily", "Prefer not to say")
+
+
+@pytest.fixture
+def demo(make_researcher, make_survey) -> Survey:
+    survey = make_survey(
+        make_researcher(DEMO_USERNAME), status="open", labels=DEMO_LABELS, title=DEMO_TITLE
+    )
+    load_demo_responses(survey)
+    return survey
+
+
+def test_it_estimates_the_demo_truth_within_five_standard_errors(client, demo):
+    client.force_login(demo.owner)
+    data = client.get(reverse("survey-results-json", args=[demo.pk])).json()
+    assert data["survey"]["responses"] == 3000
+    for question, truth in zip(data["questions"], DEMO_TRUTH, strict=True):
+        for category, true_share in zip(question["categories"], truth, strict=True):
+            # The unbiased estimate is centred on the truth with this standard error, so
+            # five of them is a miss that a correct estimator makes once in ~2 million.
+            assert abs(category["unbiased"] - true_share) <= 5 * category["std_error"]
+            assert category["truth"] == true_share
+
+
+def test_it_shows_the_truth_only_on_the_demo(client, demo, make_survey):
+    client.force_login(demo.owner)
+    page = client.get(reverse("survey-results", args=[demo.pk])).content.decode()
+    assert "Demo survey." in page and "True share (demo)" in page
+    lookalike = make_survey(demo.owner, status="open", labels=DEMO_LABELS, title="Other")
+    truth = demo_truth(demo)
+    simulate_responses(lookalike, 50, {new.pk: truth[old.pk] for new, old in zip(
+        lookalike.ordered_questions(), demo.ordered_questions(), strict=True)}, seed=1)
+    page = client.get(reverse("survey-results", args=[lookalike.pk])).content.decode()
+    assert "Demo survey." not in page and "True share" not in page
+    assert demo_truth(lookalike) is None
+
+
+def test_it_knows_no_truth_for_a_lookalike_of_another_owner(make_researcher, make_survey):
+    survey = make_survey(
+        make_researcher("eve"), status="open", labels=DEMO_LABELS, title=DEMO_TITLE
+    )
+    assert demo_truth(survey) is None
+    with pytest.raises(ValueError, match="demo survey must"):
+        load_demo_responses(survey)
+
+
+def test_it_stores_simulated_responses_like_real_ones(demo):
+    assert Submission.objects.filter(survey=demo).count() == demo.response_count == 3000
+    for question in demo.ordered_questions():
+        counts, n = recount(question)
+        assert n == 3000
+        assert list(question.tallies.order_by("index").values_list("count", flat=True)) == (
+            counts.tolist()
+        )
+    keys = Submission.objects.filter(survey=demo).values_list("idempotency_key", flat=True)
+    assert len(set(keys)) == 3000
+
+
+def test_it_draws_the_same_reports_from_the_same_seed(researcher, make_survey):
+    surveys = [make_survey(researcher, status="open", epsilons=(1.0, 0.5), labels=tuple("ABCDEFGH"))
+               for _ in range(2)]
+    for survey in surveys:
+        truth = {q.pk: [1 / q.mechanism().k] * q.mechanism().k for q in survey.ordered_questions()}
+        simulate_responses(survey, 40, truth, seed=11)
+    first, second = (
+        [list(Report.objects.filter(question=q).order_by("submission_id")
+              .values_list("value", flat=True)) for q in s.ordered_questions()]
+        for s in surveys
+    )
+    assert first == second
+    assert all(len(value) == 8 for value in first[1])  # unary: one bit per answer
+
+
+@pytest.mark.parametrize("truth", [[0.5, 0.5], [0.2, 0.2, 0.2], [0.7, 0.2, 0.2], [-0.2, 0.6, 0.6]])
+def test_it_refuses_a_truth_that_is_not_a_distribution(researcher, make_survey, truth):
+    survey = make_survey(researcher, status="open")
+    yes_no, categorical = survey.ordered_questions()
+    with pytest.raises(ValueError, match="adding up to 1"):
+        simulate_responses(survey, 10, {yes_no.pk: [0.5, 0.5], categorical.pk: truth}, seed=1)
+    assert not Submission.objects.exists()
+
+
+def test_it_refuses_a_survey_that_is_not_open(researcher, make_survey):
+    survey = make_survey(researcher)
+    with pytest.raises(ValueError, match="open survey"):
+        simulate_responses(survey, 10, {}, seed=1)
+    assert not Submission.objects.exists()

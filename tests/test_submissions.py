@@ -1,0 +1,343 @@
+"""The write service: validation, atomicity, idempotency, tallies and invitations."""
+
+import numpy as np
+import pytest
+from django.utils import timezone
+
+from surveys import submissions
+from surveys.models import Choice, Invitation, Question, Report, Submission, Survey, Tally
+from surveys.submissions import (
+    SubmissionError,
+    report_from_text,
+    report_to_text,
+    submission_create,
+)
+
+MANY_LABELS = tuple(f"Option {i}" for i in range(12))  # k = 12 at epsilon 1 -> unary (OUE)
+KEY = "key-0123456789"
+
+
+def questions(survey: Survey) -> list:
+    return list(survey.ordered_questions())
+
+
+def valid_reports(survey: Survey, rng: np.random.Generator | None = None) -> dict[int, object]:
+    """One valid report per question: randomized from a random true answer with `rng`."""
+    rng = rng or np.random.default_rng(0)
+    reports = {}
+    for question in questions(survey):
+        mechanism = question.mechanism()
+        report = mechanism.perturb(np.array([rng.integers(mechanism.k)]), rng)[0]
+        reports[question.pk] = report.tolist()
+    return reports
+
+
+def tally_counts(survey: Survey) -> dict[int, list[int]]:
+    counts = {}
+    for tally in Tally.objects.filter(question__survey=survey).order_by("question", "index"):
+        counts.setdefault(tally.question_id, []).append(tally.count)
+    return counts
+
+
+def assert_nothing_stored(survey: Survey) -> None:
+    survey.refresh_from_db()
+    assert Submission.objects.filter(survey=survey).count() == 0
+    assert Report.objects.filter(question__survey=survey).count() == 0
+    assert all(c == 0 for counts in tally_counts(survey).values() for c in counts)
+    assert survey.response_count == 0
+    assert not Invitation.objects.filter(survey=survey, used=True).exists()
+
+
+def survey_of_every_encoding(make_survey, owner) -> Survey:
+    """An open survey with a yes/no question (bit), 12 options at epsilon 1 (unary: OUE) and
+    3 options at epsilon 2 (index: GRR), in that order."""
+    survey = make_survey(owner, labels=MANY_LABELS, epsilons=(1.0, 1.0))
+    grr = Question.objects.create(
+        survey=survey, order=3, text="Which colour?", kind="categorical", epsilon=2.0
+    )
+    for i, label in enumerate(("Red", "Green", "Blue")):
+        Choice.objects.create(question=grr, order=i, label=label)
+    survey.open()
+    assert [q.mechanism().encoding for q in questions(survey)] == ["bit", "unary", "index"]
+    return survey
+
+
+@pytest.fixture
+def survey(researcher, make_survey) -> Survey:
+    return make_survey(researcher, status="open")
+
+
+@pytest.fixture
+def unary_survey(researcher, make_survey) -> Survey:
+    survey = make_survey(researcher, status="open", labels=MANY_LABELS, epsilons=(1.0, 1.0))
+    assert questions(survey)[1].mechanism().encoding == "unary"
+    return survey
+
+
+def test_it_stores_reports_as_canonical_text(survey):
+    yes_no, categorical = questions(survey)
+    submission, created = submission_create(
+        survey=survey, reports={yes_no.pk: 1, categorical.pk: 2}, idempotency_key=KEY
+    )
+    assert created
+    assert dict(submission.reports.values_list("question_id", "value")) == {
+        yes_no.pk: "1",
+        categorical.pk: "2",
+    }
+    assert submission.received_on == timezone.localdate()
+    survey.refresh_from_db()
+    assert survey.response_count == 1
+    assert tally_counts(survey) == {yes_no.pk: [0, 1], categorical.pk: [0, 0, 1]}
+
+
+def test_it_stores_unary_reports_as_bit_strings(unary_survey):
+    yes_no, categorical = questions(unary_survey)
+    bits = [0, 1, 1] + [0] * 9
+    submission, _ = submission_create(
+        survey=unary_survey, reports={yes_no.pk: 0, categorical.pk: bits}, idempotency_key=KEY
+    )
+    assert submission.reports.get(question=categorical).value == "011000000000"
+    assert tally_counts(unary_survey)[categorical.pk] == bits
+
+
+def test_it_keeps_tallies_equal_to_a_recount(unary_survey, survey):
+    rng = np.random.default_rng(7)
+    for target in (survey, unary_survey):
+        for i in range(40):
+            submission_create(
+                survey=target, reports=valid_reports(target, rng), idempotency_key=f"key-{i:08d}"
+            )
+        target.refresh_from_db()
+        assert target.response_count == 40
+        for question in questions(target):
+            mechanism = question.mechanism()
+            stored = [
+                report_from_text(mechanism, value)
+                for value in question.reports.values_list("value", flat=True)
+            ]
+            recount = mechanism.support_counts(np.array(stored)).tolist()
+            assert tally_counts(target)[question.pk] == recount
+            assert sum(recount) >= (40 if mechanism.encoding != "unary" else 0)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda r, yn, cat: r.pop(cat.pk), "has no report"),
+        (lambda r, yn, cat: r.update({999999: 1}), "no question 999999"),
+        (lambda r, yn, cat: r.update({yn.pk: 2}), "0 or 1"),
+        (lambda r, yn, cat: r.update({yn.pk: True}), "0 or 1"),
+        (lambda r, yn, cat: r.update({yn.pk: "1"}), "0 or 1"),
+        (lambda r, yn, cat: r.update({cat.pk: 3}), "from 0 to 2"),
+        (lambda r, yn, cat: r.update({cat.pk: -1}), "from 0 to 2"),
+        (lambda r, yn, cat: r.update({cat.pk: 1.0}), "from 0 to 2"),
+        (lambda r, yn, cat: r.update({cat.pk: [0, 1, 0]}), "from 0 to 2"),
+        (lambda r, yn, cat: r.update({cat.pk: None}), "from 0 to 2"),
+    ],
+)
+def test_it_refuses_bad_reports_naming_the_problem(survey, change, message):
+    yes_no, categorical = questions(survey)
+    reports = {yes_no.pk: 1, categorical.pk: 0}
+    change(reports, yes_no, categorical)
+    with pytest.raises(SubmissionError) as error:
+        submission_create(survey=survey, reports=reports, idempotency_key=KEY)
+    assert error.value.status == 400
+    assert message in error.value.message
+    assert_nothing_stored(survey)
+
+
+@pytest.mark.parametrize(
+    "bits", [[0, 1], [0] * 13, [0, 2] + [0] * 10, [False] * 12, "011000000000", 3]
+)
+def test_it_refuses_unary_reports_of_the_wrong_shape(unary_survey, bits):
+    yes_no, categorical = questions(unary_survey)
+    with pytest.raises(SubmissionError) as error:
+        submission_create(
+            survey=unary_survey, reports={yes_no.pk: 0, categorical.pk: bits}, idempotency_key=KEY
+        )
+    assert error.value.status == 400
+    assert f"Question {categorical.pk}" in error.value.message
+    assert_nothing_stored(unary_survey)
+
+
+@pytest.mark.parametrize(
+    "key", ["short", "x" * 65, "has space ok", "ключ-ключ-ключ", 12345678, None]
+)
+def test_it_refuses_a_bad_idempotency_key(survey, key):
+    with pytest.raises(SubmissionError) as error:
+        submission_create(survey=survey, reports=valid_reports(survey), idempotency_key=key)
+    assert error.value.status == 400
+    assert_nothing_stored(survey)
+
+
+def test_it_refuses_a_key_with_a_trailing_newline(survey):
+    with pytest.raises(SubmissionError):
+        submission_create(survey=survey, reports=valid_reports(survey), idempotency_key=KEY + "\n")
+
+
+def test_it_refuses_draft_and_closed_surveys(researcher, make_survey):
+    for status, code in (("draft", 404), ("closed", 410)):
+        survey = make_survey(researcher, status=status)
+        reports = {q.pk: 0 for q in questions(survey)}
+        with pytest.raises(SubmissionError) as error:
+            submission_create(survey=survey, reports=reports, idempotency_key=KEY)
+        assert error.value.status == code
+        assert_nothing_stored(survey)
+
+
+def test_it_rolls_everything_back_when_a_write_fails(survey):
+    yes_no, categorical = questions(survey)
+    Tally.objects.filter(question=categorical).delete()  # the last write step now fails
+    with pytest.raises(RuntimeError):
+        submission_create(survey=survey, reports={yes_no.pk: 1, categorical.pk: 0},
+                          idempotency_key=KEY)
+    assert_nothing_stored(survey)
+
+
+def test_it_stores_nothing_new_for_a_replayed_key(survey):
+    reports = valid_reports(survey)
+    first, created = submission_create(survey=survey, reports=reports, idempotency_key=KEY)
+    before = tally_counts(survey)
+    again, created_again = submission_create(survey=survey, reports=reports, idempotency_key=KEY)
+    assert created and not created_again
+    assert again.pk == first.pk
+    assert Submission.objects.count() == 1 and Report.objects.count() == 2
+    assert tally_counts(survey) == before
+    survey.refresh_from_db()
+    assert survey.response_count == 1
+
+
+def test_it_replays_even_after_the_survey_closed(survey):
+    reports = valid_reports(survey)
+    first, _ = submission_create(survey=survey, reports=reports, idempotency_key=KEY)
+    survey.close()
+    again, created = submission_create(survey=survey, reports=reports, idempotency_key=KEY)
+    assert (again.pk, created) == (first.pk, False)
+
+
+def test_it_refuses_a_replayed_key_with_other_reports(survey):
+    yes_no, categorical = questions(survey)
+    submission_create(survey=survey, reports={yes_no.pk: 1, categorical.pk: 0},
+                      idempotency_key=KEY)
+    with pytest.raises(SubmissionError) as error:
+        submission_create(survey=survey, reports={yes_no.pk: 0, categorical.pk: 0},
+                          idempotency_key=KEY)
+    assert error.value.status == 422
+    assert Submission.objects.count() == 1
+    assert tally_counts(survey)[yes_no.pk] == [0, 1]
+
+
+def test_it_scopes_keys_to_one_survey(researcher, make_survey, survey):
+    other = make_survey(researcher, status="open", title="Other")
+    submission_create(survey=survey, reports=valid_reports(survey), idempotency_key=KEY)
+    _, created = submission_create(survey=other, reports=valid_reports(other), idempotency_key=KEY)
+    assert created
+
+
+def test_it_answers_a_lost_race_for_the_same_key_as_a_replay(survey, monkeypatch):
+    """Another request with the same key commits between our replay check and our insert."""
+    reports = valid_reports(survey)
+    real_check = submissions._check_invitation
+
+    def concurrent_request_commits(*args):
+        monkeypatch.setattr(submissions, "_check_invitation", real_check)
+        submission_create(survey=survey, reports=reports, idempotency_key=KEY)
+        real_check(*args)
+
+    monkeypatch.setattr(submissions, "_check_invitation", concurrent_request_commits)
+    submission, created = submission_create(survey=survey, reports=reports, idempotency_key=KEY)
+    assert not created
+    assert Submission.objects.get().pk == submission.pk
+    survey.refresh_from_db()
+    assert survey.response_count == 1
+
+
+def test_it_requires_an_unused_invitation_for_invitation_only_surveys(survey):
+    survey.invitation_only = True
+    survey.save()
+    invitation = Invitation.objects.create(survey=survey)
+    reports = valid_reports(survey)
+    for token, message in ((None, "only through"), ("nope", "not valid")):
+        with pytest.raises(SubmissionError) as error:
+            submission_create(survey=survey, reports=reports, idempotency_key=KEY,
+                              invitation_token=token)
+        assert (error.value.status, message in error.value.message) == (403, True)
+    assert_nothing_stored(survey)
+    submission_create(survey=survey, reports=reports, idempotency_key=KEY,
+                      invitation_token=invitation.token)
+    invitation.refresh_from_db()
+    assert invitation.used
+
+
+def test_it_accepts_each_invitation_once(survey):
+    invitation = Invitation.objects.create(survey=survey)
+    submission_create(survey=survey, reports=valid_reports(survey), idempotency_key="first-key",
+                      invitation_token=invitation.token)
+    with pytest.raises(SubmissionError) as error:
+        submission_create(survey=survey, reports=valid_reports(survey),
+                          idempotency_key="second-key", invitation_token=invitation.token)
+    assert error.value.status == 403
+    assert "already been used" in error.value.message
+    assert Submission.objects.count() == 1
+
+
+def test_it_refuses_an_invitation_of_another_survey(researcher, make_survey, survey):
+    other = make_survey(researcher, status="open", title="Other")
+    invitation = Invitation.objects.create(survey=other)
+    with pytest.raises(SubmissionError):
+        submission_create(survey=survey, reports=valid_reports(survey), idempotency_key=KEY,
+                          invitation_token=invitation.token)
+    assert not Invitation.objects.get().used
+
+
+def test_it_lets_only_one_of_two_concurrent_uses_of_an_invitation_win(survey, monkeypatch):
+    """The other use commits after our early check: the conditional update catches it."""
+    invitation = Invitation.objects.create(survey=survey)
+    real_check = submissions._check_invitation
+
+    def other_use_commits(*args):
+        real_check(*args)
+        Invitation.objects.filter(pk=invitation.pk).update(used=True)
+
+    monkeypatch.setattr(submissions, "_check_invitation", other_use_commits)
+    with pytest.raises(SubmissionError) as error:
+        submission_create(survey=survey, reports=valid_reports(survey), idempotency_key=KEY,
+                          invitation_token=invitation.token)
+    assert error.value.status == 403
+    Invitation.objects.filter(pk=invitation.pk).update(used=False)
+    assert_nothing_stored(survey)
+
+
+def test_it_records_invitations_so_they_cannot_be_joined_to_reports():
+    invitation_fields = {field.name for field in Invitation._meta.get_fields()}
+    assert invitation_fields == {"id", "survey", "token", "used"}
+    for model in (Submission, Report):
+        related = {field.related_model for field in model._meta.get_fields()}
+        assert Invitation not in related
+
+
+def test_it_keeps_no_identifying_or_timing_data_with_reports():
+    assert {f.name for f in Submission._meta.get_fields()} == {
+        "id", "survey", "received_on", "idempotency_key", "reports"
+    }
+    assert Submission._meta.get_field("received_on").get_internal_type() == "DateField"
+    assert {f.name for f in Report._meta.get_fields()} == {"id", "submission", "question", "value"}
+
+
+def test_it_round_trips_reports_through_text(survey, unary_survey):
+    yes_no, grr = questions(survey)
+    unary = questions(unary_survey)[1]
+    for question, report, text in (
+        (yes_no, 1, "1"),
+        (grr, 2, "2"),
+        (unary, (1,) + (0,) * 10 + (1,), "100000000001"),
+    ):
+        mechanism = question.mechanism()
+        assert report_to_text(mechanism, report) == text
+        assert report_from_text(mechanism, text) == report
+
+
+@pytest.mark.parametrize("text", ["", "2", "-1", "1.0", "٣", "abc"])
+def test_it_refuses_stored_text_that_is_not_a_report(survey, text):
+    with pytest.raises(ValueError):
+        report_from_text(questions(survey)[0].mechanism(), text)
