@@ -54,6 +54,10 @@ let pending;
 async function update() {
   const epsilon = Number.parseFloat(field("epsilon").value);
   showBudget(epsilon);
+  if (field("epsilon").value.trim() === "") {
+    body.replaceChildren(element("p", "Enter an epsilon, for example 1.", "text-body-secondary mb-0"));
+    return;
+  }
   const params = new URLSearchParams({
     epsilon: field("epsilon").value,
     kind: field("kind").value,
