@@ -18,6 +18,8 @@ from surveys import ldp
 from surveys.models import Invitation, Question, Report, Submission, Survey, Tally
 
 IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9_-]{8,64}")
+PUBLIC_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""The alphabet of secrets.token_urlsafe, which makes survey ids and invitation tokens."""
 
 ReportValue = int | tuple[int, ...]
 
@@ -144,6 +146,8 @@ def _check_invitation(survey: Survey, token: str | None) -> None:
                 "This survey accepts answers only through a personal invitation link.", 403
             )
         return
+    if not PUBLIC_TOKEN.fullmatch(token):
+        raise SubmissionError("This invitation link is not valid for this survey.", 403)
     invitation = Invitation.objects.filter(survey=survey, token=token).first()
     if invitation is None:
         raise SubmissionError("This invitation link is not valid for this survey.", 403)

@@ -1,0 +1,389 @@
+"""The real server, for the load and fault tests and the load benchmark: a fresh database,
+gunicorn on a loopback port, and concurrent respondents that speak HTTP as the survey page does.
+
+    with fresh_database("sqlite") as url:            # or "postgresql"
+        survey = prepare(url)                        # migrate, then an open survey
+        with gunicorn_server(url) as server:
+            outcomes = drive(server.url, survey["public_id"], iter(jobs))
+        stored = audit(url, survey["pk"])
+
+Django runs only in child processes (``python -m tests.load prepare|audit`` with
+DATABASE_URL set), so the caller's own Django configuration and test database are untouched.
+Used by tests/test_load.py, tests/test_faults.py and bench/bench_load.py.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.client
+import json
+import os
+import re
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from http.cookies import SimpleCookie
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import numpy as np
+
+from surveys import ldp
+
+ROOT = Path(__file__).resolve().parent.parent
+POSTGRES_SERVER = os.getenv("LOAD_POSTGRES_URL", "postgres://root@127.0.0.1:5432/postgres")
+"""Where fresh PostgreSQL databases are created (the path names the maintenance database)."""
+
+SERVER_ENV = {
+    "DEBUG": "false",
+    "SECRET_KEY": "load-test-key-" + "x" * 40,
+    "ALLOWED_HOSTS": "127.0.0.1",
+    "SECURE_SSL_REDIRECT": "false",
+    "SECURE_COOKIES": "false",
+    "SECURE_HSTS_SECONDS": "0",
+    # Every respondent here comes from 127.0.0.1, which a real limit would stop at once.
+    "RATELIMIT_SUBMISSIONS": "1000000/60",
+}
+LISTENING = re.compile(r"Listening at: http://127\.0\.0\.1:(\d+)")
+CONTENT_LENGTH = re.compile(rb"\r\ncontent-length: *(\d+)", re.IGNORECASE)
+STOP_SECONDS = 15
+WORKERS = 4
+"""gunicorn's sync workers, as ``make serve`` starts."""
+
+
+class Unreachable(Exception):
+    """The PostgreSQL server for fresh databases cannot be reached."""
+
+
+@contextlib.contextmanager
+def fresh_database(kind: str) -> Iterator[str]:
+    """DATABASE_URL of a new, empty database, removed afterwards: a SQLite file in a temporary
+    folder ("sqlite"), or a new database on POSTGRES_SERVER ("postgresql"; Unreachable if the
+    server cannot be reached)."""
+    if kind == "sqlite":
+        with tempfile.TemporaryDirectory(prefix="load-") as folder:
+            yield f"sqlite:///{folder}/db.sqlite3"
+        return
+    name = f"load_{secrets.token_hex(6)}"
+    try:
+        postgres(f"CREATE DATABASE {name}")
+    except Exception as error:  # noqa: BLE001 (psycopg raises several kinds for "no server")
+        raise Unreachable(f"PostgreSQL at {POSTGRES_SERVER} is unreachable: {error}") from error
+    try:
+        yield f"{POSTGRES_SERVER.rsplit('/', 1)[0]}/{name}"
+    finally:
+        postgres(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def postgres(statement: str) -> list[tuple]:
+    """Run one statement on POSTGRES_SERVER's maintenance database, in autocommit; its rows."""
+    import psycopg
+
+    with psycopg.connect(POSTGRES_SERVER, autocommit=True, connect_timeout=5) as connection:
+        cursor = connection.execute(statement)
+        return cursor.fetchall() if cursor.description else []
+
+
+def _django_child(database_url: str, *args: str) -> dict:
+    """Run ``python -m tests.load ARGS`` against `database_url`; its printed JSON."""
+    env = {**os.environ, "DATABASE_URL": database_url,
+           "DJANGO_SETTINGS_MODULE": "surveysite.settings"}
+    result = subprocess.run([sys.executable, "-m", "tests.load", *args], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=300)
+    if result.returncode != 0:
+        raise RuntimeError(f"tests.load {' '.join(args)} failed:\n{result.stderr}")
+    return json.loads(result.stdout)
+
+
+def prepare(database_url: str) -> dict:
+    """Migrate the database and create an open survey with one question of each encoding: a
+    yes/no question (bit), 12 choices at epsilon 1 (unary: OUE) and 3 choices at epsilon 2
+    (index: GRR). Returns {"pk", "public_id", "questions": {question id: frozen spec}}."""
+    return _django_child(database_url, "prepare")
+
+
+def audit(database_url: str, survey_pk: int) -> dict:
+    """What the database holds for the survey: {"response_count", "submissions": {key:
+    {question id: report text}}, "tallies": {question id: [count per category]}}."""
+    return _django_child(database_url, "audit", str(survey_pk))
+
+
+@functools.cache
+def collect_static() -> None:
+    """With DEBUG off, pages name static files through whitenoise's manifest, which
+    ``collectstatic`` writes (into STATIC_ROOT, as ``make serve`` does). Once per process."""
+    env = {**os.environ, **SERVER_ENV, "DJANGO_SETTINGS_MODULE": "surveysite.settings"}
+    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
+                   cwd=ROOT, env=env, check=True, timeout=120)
+
+
+@dataclass
+class Server:
+    """A running gunicorn: its address, its arbiter process and its log file."""
+
+    url: str
+    process: subprocess.Popen
+    log: Path
+
+    def worker_pids(self) -> list[int]:
+        """The arbiter's children: its worker processes (Linux)."""
+        pid = self.process.pid
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+@contextlib.contextmanager
+def gunicorn_server(
+    database_url: str,
+    *,
+    workers: int = WORKERS,
+    settings: str = "surveysite.settings",
+    env: dict[str, str] | None = None,
+    ready_seconds: float = 60,
+) -> Iterator[Server]:
+    """gunicorn serving `settings` on a free loopback port, with DEBUG off and SERVER_ENV (plus
+    `env`); yields once it answers HTTP. Always stopped afterwards: SIGTERM, then SIGKILL to
+    its whole process group after STOP_SECONDS."""
+    collect_static()
+    with tempfile.TemporaryDirectory(prefix="gunicorn-") as folder:
+        log = Path(folder) / "gunicorn.log"
+        command = [sys.executable, "-m", "gunicorn", "surveysite.wsgi", "--bind", "127.0.0.1:0",
+                   "--workers", str(workers), "--graceful-timeout", "5", "--timeout", "60"]
+        process_env = {**os.environ, **SERVER_ENV, **(env or {}), "DATABASE_URL": database_url,
+                       "DJANGO_SETTINGS_MODULE": settings}
+        with log.open("wb") as output:
+            process = subprocess.Popen(command, cwd=ROOT, env=process_env, stdout=output,
+                                       stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            server = Server(_wait_until_answering(process, log, ready_seconds), process, log)
+            yield server
+        finally:
+            _stop(process)
+
+
+def _wait_until_answering(process: subprocess.Popen, log: Path, seconds: float) -> str:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"gunicorn exited:\n{log.read_text(errors='replace')}")
+        found = LISTENING.search(log.read_text(errors="replace"))
+        if found:
+            url = f"http://127.0.0.1:{found[1]}"
+            with contextlib.suppress(OSError, http.client.HTTPException):
+                connection = connect(url)
+                connection.request("GET", "/static/")  # any answer: a worker is up
+                connection.getresponse().read()
+                connection.close()
+                return url
+        time.sleep(0.05)
+    raise RuntimeError(f"gunicorn did not answer in {seconds} s:\n{log.read_text()}")
+
+
+def _stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(STOP_SECONDS)
+    with contextlib.suppress(ProcessLookupError):  # workers the arbiter left behind, if any
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def make_jobs(
+    questions: dict[str, dict], n: int, *, seed: int, prefix: str
+) -> list[tuple[str, dict]]:
+    """`n` (idempotency key, request body) pairs with distinct keys, each holding one report per
+    question randomized by its mechanism from a uniformly drawn true answer."""
+    rng = np.random.default_rng(seed)
+    columns = {}
+    for question_id, spec in questions.items():
+        mechanism = ldp.from_spec(spec)
+        columns[question_id] = mechanism.perturb(rng.integers(mechanism.k, size=n), rng).tolist()
+    jobs = []
+    for i in range(n):
+        key = f"{prefix}-{i:08d}"
+        reports = {question_id: column[i] for question_id, column in columns.items()}
+        jobs.append((key, {"idempotency_key": key, "invitation": None, "reports": reports}))
+    return jobs
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One HTTP attempt. `status` 0: the connection broke before an answer came; `answer`
+    None: the answer was not JSON."""
+
+    key: str
+    status: int
+    answer: dict | None
+    seconds: float
+
+
+def connect(url: str) -> http.client.HTTPConnection:
+    parts = urlsplit(url)
+    return http.client.HTTPConnection(parts.hostname, parts.port, timeout=120)
+
+
+class Respondent:
+    """One browser: gets the survey page once for its CSRF cookie, then posts JSON bodies."""
+
+    def __init__(self, url: str, public_id: str) -> None:
+        page = connect(url)
+        page.request("GET", f"/s/{public_id}/")
+        response = page.getresponse()
+        response.read()
+        page.close()
+        cookies = SimpleCookie()
+        for header in response.headers.get_all("Set-Cookie") or []:
+            cookies.load(header)
+        if response.status != 200 or "csrftoken" not in cookies:
+            raise RuntimeError(f"the survey page answered {response.status} without a cookie")
+        token = cookies["csrftoken"].value
+        self.address = (page.host, page.port)
+        self.headers = (f"Host: {page.host}:{page.port}\r\nConnection: close\r\n"
+                        f"Content-Type: application/json\r\nX-CSRFToken: {token}\r\n"
+                        f"Cookie: csrftoken={token}\r\n")
+
+    def post(self, path: str, body: bytes) -> tuple[int, bytes]:
+        """(status, body) of a POST on a new connection (gunicorn's sync workers close each
+        anyway); (0, b"") if the connection broke before the whole answer came. Plain sockets:
+        http.client would cost the client twice the CPU, which the server on the same two
+        cores then lacks."""
+        request = (f"POST {path} HTTP/1.1\r\n{self.headers}Content-Length: {len(body)}\r\n\r\n"
+                   .encode() + body)
+        try:
+            with socket.create_connection(self.address, timeout=120) as connection:
+                connection.sendall(request)
+                answer = b"".join(iter(lambda: connection.recv(65536), b""))
+        except OSError:
+            return 0, b""
+        head, _, content = answer.partition(b"\r\n\r\n")
+        length = CONTENT_LENGTH.search(head)
+        if not head.startswith(b"HTTP/1.1 ") or (length and int(length[1]) != len(content)):
+            return 0, b""
+        return int(head[9:12]), content
+
+
+def drive(
+    url: str,
+    public_id: str,
+    jobs: Iterator[tuple[str, dict]],
+    *,
+    clients: int = 16,
+    path: str | None = None,
+    until: float | None = None,
+    retries: int = 20,
+) -> list[Outcome]:
+    """Post every job's body to `path` (default: the survey's submission endpoint) from
+    `clients` concurrent respondents, until `jobs` runs out or time.monotonic() passes `until`.
+
+    An attempt whose connection breaks before the answer is sent again with the same body, as
+    a respondent pressing the button again would (at most `retries` times). Returns every
+    attempt, in no particular order.
+    """
+    path = path or f"/s/{public_id}/submit/"
+    lock = threading.Lock()
+    outcomes: list[Outcome] = []
+    failures: list[BaseException] = []
+
+    def next_job() -> tuple[str, dict] | None:
+        if until is not None and time.monotonic() >= until:
+            return None
+        with lock:
+            return next(jobs, None)
+
+    def respondent() -> None:
+        try:
+            client = Respondent(url, public_id)
+            mine = []
+            while (job := next_job()) is not None:
+                key, body = job
+                raw = json.dumps(body).encode()
+                for _ in range(retries + 1):
+                    started = time.perf_counter()
+                    status, answer = client.post(path, raw)
+                    seconds = time.perf_counter() - started
+                    mine.append(Outcome(key, status, _json_or_none(answer), seconds))
+                    if status:
+                        break
+                    time.sleep(0.05)
+            with lock:
+                outcomes.extend(mine)
+        except BaseException as error:  # noqa: BLE001 (re-raised in the caller's thread)
+            failures.append(error)
+
+    threads = [threading.Thread(target=respondent) for _ in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if failures:
+        raise failures[0]
+    return outcomes
+
+
+def _json_or_none(raw: bytes) -> dict | None:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None
+
+
+def _prepare() -> dict:
+    from django.contrib.auth.models import User
+    from django.core.management import call_command
+
+    from surveys.models import Choice, Question, Survey
+
+    call_command("migrate", verbosity=0)
+    owner = User.objects.create_user("load", password=None)
+    survey = Survey.objects.create(owner=owner, title="Load")
+    Question.objects.create(survey=survey, order=1, text="Yes or no?", kind="yesno", epsilon=1.0)
+    for order, k, epsilon in ((2, 12, 1.0), (3, 3, 2.0)):
+        question = Question.objects.create(survey=survey, order=order, text=f"One of {k}?",
+                                           kind="categorical", epsilon=epsilon)
+        Choice.objects.bulk_create(
+            [Choice(question=question, order=i, label=f"Answer {i}") for i in range(k)]
+        )
+    survey.open()
+    questions = {str(q.pk): q.spec for q in survey.ordered_questions()}
+    encodings = [ldp.from_spec(spec).encoding for spec in questions.values()]
+    assert encodings == ["bit", "unary", "index"], encodings
+    return {"pk": survey.pk, "public_id": survey.public_id, "questions": questions}
+
+
+def _audit(survey_pk: int) -> dict:
+    from surveys.models import Report, Submission, Survey, Tally
+
+    submissions: dict[str, dict[str, str]] = {
+        key: {} for key in Submission.objects.filter(survey=survey_pk)
+        .values_list("idempotency_key", flat=True)
+    }
+    for key, question_id, value in Report.objects.filter(
+        submission__survey=survey_pk
+    ).values_list("submission__idempotency_key", "question_id", "value"):
+        submissions[key][str(question_id)] = value
+    tallies: dict[str, list[int]] = {}
+    for question_id, count in Tally.objects.filter(question__survey=survey_pk).order_by(
+        "question", "index"
+    ).values_list("question_id", "count"):
+        tallies.setdefault(str(question_id), []).append(count)
+    return {
+        "response_count": Survey.objects.get(pk=survey_pk).response_count,
+        "submissions": submissions,
+        "tallies": tallies,
+    }
+
+
+if __name__ == "__main__":
+    import django
+
+    django.setup()
+    command = sys.argv[1]
+    print(json.dumps(_prepare() if command == "prepare" else _audit(int(sys.argv[2]))))
