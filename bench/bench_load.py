@@ -15,8 +15,9 @@ submission endpoint's throughput as a share of the baseline's. Also the client's
 time per request, which shows whether the client, not the server, is the limit.
 
 Target (from the issue): the submission endpoint reaches at least 70% of the baseline's
-throughput on each database. Exits 1 if a target is missed or any request fails. Not a
-test: it takes a few minutes, and its figures depend on the machine being otherwise idle.
+throughput on each database. A missed target is reported ("target missed"), not a failure:
+it exits 0 unless a request failed (then 1). Not a test: it takes a few minutes, and its
+figures depend on the machine being otherwise idle.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def main() -> int:
             print(f"{database}: skipped ({error})")
             continue
         failed |= report(database, figures)
-    return 1 if failed else 0
+    return 1 if failed else 0  # a missed target is reported, not a failure
 
 
 def measure(database: str, args: argparse.Namespace) -> dict[str, dict]:
@@ -104,7 +105,7 @@ def phase(url: str, public_id: str, path: str, jobs: Iterator, args: argparse.Na
 
 
 def report(database: str, figures: dict[str, dict]) -> bool:
-    """Print one line per endpoint and the target; True if the target is missed."""
+    """Print one line per endpoint and whether the target was met; True if a request failed."""
     rates = {}
     for name, f in figures.items():
         rates[name] = f["requests"] / f["seconds"]
@@ -117,10 +118,10 @@ def report(database: str, figures: dict[str, dict]) -> bool:
               f"({100 * f['client_cpu'] / f['seconds']:.0f}% of one core)")
     ratio = rates["submission"] / rates["baseline (one row)"]
     errors = sum(f["errors"] for f in figures.values())
-    passed = ratio >= TARGET and errors == 0
-    print(f"{database:10} {'PASS' if passed else 'FAIL'}  submission throughput "
-          f"{100 * ratio:.0f}% of the baseline (target >= {100 * TARGET:.0f}%), {errors} errors")
-    return not passed
+    verdict = "target met" if ratio >= TARGET else "target missed"
+    print(f"{database:10} {verdict}: submission throughput {100 * ratio:.0f}% of the baseline "
+          f"(target >= {100 * TARGET:.0f}%), {errors} errors")
+    return errors > 0
 
 
 if __name__ == "__main__":

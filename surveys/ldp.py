@@ -461,7 +461,14 @@ class Mechanism:
         if not (_is_real(margin) and math.isfinite(margin) and margin > 0):
             raise ValueError(f"margin must be a positive number, got {margin!r}")
         z = z_value(confidence)
-        n = max(1, math.ceil(z * z * self._worst_variance_times_n() / margin**2))
+        needed = z * z * self._worst_variance_times_n() / margin**2
+        if not math.isfinite(needed):
+            raise ValueError("epsilon is too small for any number of reports to reach this margin")
+        n = max(1, math.ceil(needed))
+        if n > 2**50:
+            # Past float resolution margin_of_error cannot tell n from n + 1: the closed form
+            # is as exact as it gets (and such a study is impossible anyway).
+            return n
         # The closed form can be off by one through rounding; settle it on the function itself.
         while self.margin_of_error(n, confidence) > margin:
             n += 1

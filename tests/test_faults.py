@@ -7,6 +7,7 @@ import http.client
 import json
 import os
 import signal
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,8 +37,9 @@ from tests.test_submissions import assert_nothing_stored, questions, valid_repor
 __all__ = ["database"]  # the fixture, shared with tests/test_load.py
 
 UNAVAILABLE = {"ok": False, "error": DatabaseUnavailableMiddleware.MESSAGE}
-KILL_AT = {300, 650, 1000, 1350, 1700}
-"""Before these jobs a worker is killed: mid-load, each after the last replacement booted."""
+KILLS = 5
+"""Workers killed in the middle of a write transaction, one after another, under load."""
+MIN_JOBS = 2000
 CSRF = "c" * 32  # a well-formed token: no page can be fetched for one while the database is down
 
 
@@ -94,30 +96,54 @@ def kill_mid_transaction(server: Server, database_url: str, tries: int = 500) ->
     return None
 
 
-def killing(server: Server, database_url: str, jobs: list, killed: list) -> Iterator:
-    """Yield `jobs`; before each of KILL_AT, kill a worker in the middle of a transaction."""
-    for i, job in enumerate(jobs):
-        if i in KILL_AT:
-            killed.append(kill_mid_transaction(server, database_url))
+def killing(server: Server, database_url: str, jobs: list, killed: list, sent: list) -> Iterator:
+    """Yield `jobs` while a background thread kills KILLS workers, each in the middle of a
+    write transaction and each after the previous one's replacement has booted. The load keeps
+    flowing during the search (a search that held it up would find every worker idle). Stops
+    once the kills are done and at least MIN_JOBS were sent; `sent` gets the number sent."""
+    done = threading.Event()
+
+    def killer() -> None:
+        try:
+            for _ in range(KILLS):
+                deadline = time.monotonic() + 30
+                while time.monotonic() < deadline and (
+                    len(pids := server.worker_pids()) < WORKERS or set(killed) & set(pids)
+                ):
+                    time.sleep(0.05)
+                killed.append(kill_mid_transaction(server, database_url))
+        finally:
+            done.set()
+
+    thread = threading.Thread(target=killer, daemon=True)
+    thread.start()
+    count = 0
+    for count, job in enumerate(jobs, start=1):  # noqa: B007 (count is read after the loop)
         yield job
+        if done.is_set() and count >= MIN_JOBS:
+            break
+    sent.append(count)
+    done.wait(timeout=60)
 
 
 def test_it_loses_nothing_and_stores_nothing_partial_when_workers_die_mid_transaction(
     database,
 ):
     survey = prepare(database)
-    jobs = make_jobs(survey["questions"], 2000, seed=8, prefix="kill")
+    jobs = make_jobs(survey["questions"], 20_000, seed=8, prefix="kill")
     killed: list[int | None] = []
+    sent: list[int] = []
     with gunicorn_server(database) as server:
-        sends = killing(server, database, jobs, killed)
+        sends = killing(server, database, jobs, killed, sent)
         outcomes = drive(server.url, survey["public_id"], sends, clients=16)
         deadline = time.monotonic() + 30
         while len(server.worker_pids()) < WORKERS and time.monotonic() < deadline:
             time.sleep(0.1)
         assert len(server.worker_pids()) == WORKERS  # the killed ones were replaced
-    assert None not in killed and len(set(killed)) == len(KILL_AT), killed
+    assert None not in killed and len(set(killed)) == KILLS, killed
     # The request each killed worker was writing got no answer, and was sent again.
-    assert sum(outcome.status == 0 for outcome in outcomes) >= len(KILL_AT)
+    assert sum(outcome.status == 0 for outcome in outcomes) >= KILLS
+    jobs = jobs[: sent[0]]
     assert_answered_once_each(outcomes, jobs)
     assert_stored_exactly(database, survey, jobs)
 

@@ -464,3 +464,12 @@ def test_the_examples_in_docs_ldp_md_run():
     docs = Path(__file__).resolve().parent.parent / "docs" / "ldp.md"
     result = doctest.testfile(str(docs), module_relative=False, verbose=False)
     assert result.failed == 0 and result.attempted > 20
+
+
+@pytest.mark.parametrize("epsilon", [1e-12, 1e-9, 1e-6])
+def test_planner_answers_quickly_for_tiny_epsilons(epsilon):
+    # Past 2^50 reports floats cannot tell n from n + 1; the planner must not search there.
+    mechanism = ldp.randomized_response(epsilon)
+    n = mechanism.n_for_margin(0.05)
+    assert n > 1e9
+    assert mechanism.margin_of_error(n) <= 0.05 * (1 + 1e-9)

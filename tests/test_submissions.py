@@ -341,3 +341,20 @@ def test_it_round_trips_reports_through_text(survey, unary_survey):
 def test_it_refuses_stored_text_that_is_not_a_report(survey, text):
     with pytest.raises(ValueError):
         report_from_text(questions(survey)[0].mechanism(), text)
+
+
+def test_it_sees_the_tally_rows_of_a_survey_opened_after_it_was_refused(researcher, make_survey):
+    """Questions and tally rows are cached per process, keyed by the survey's opening: a
+    survey closed before it ever opened has no tally rows, and gets them when it opens."""
+    survey = make_survey(researcher)
+    Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.CLOSED)
+    survey.refresh_from_db()
+    reports = {q.pk: 1 for q in questions(survey)}
+    with pytest.raises(SubmissionError) as error:
+        submission_create(survey=survey, reports=reports, idempotency_key=KEY)
+    assert error.value.status == 410
+    survey.open()
+    _, created = submission_create(survey=survey, reports=reports, idempotency_key=KEY)
+    assert created
+    assert tally_counts(survey) == {q.pk: [0, 1] + [0] * (q.mechanism().k - 2)
+                                    for q in questions(survey)}

@@ -28,7 +28,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from surveys.models import Invitation, Survey
 from surveys.ratelimit import is_limited
-from surveys.submissions import SubmissionError, report_from_text, submission_create
+from surveys.submissions import SubmissionError, frozen_questions, submission_create
 from surveys.templatetags.privacy_words import describe_protection, describe_survey_protection
 
 SUBMIT_MAX_BYTES = 64 * 1024
@@ -200,7 +200,7 @@ def respond_submit(request: HttpRequest, public_id: str) -> JsonResponse:
             "Please wait a minute, then press the button again: your answers are still here.",
             429,
         )
-    survey = Survey.objects.filter(public_id=public_id).first()
+    survey = _get_survey(public_id)
     if survey is None:
         return _error("There is no survey at this address.", 404)
     if request.content_type != "application/json":
@@ -210,16 +210,21 @@ def respond_submit(request: HttpRequest, public_id: str) -> JsonResponse:
         return _error(f"The request is larger than {SUBMIT_MAX_BYTES // 1024} KB.", 413)
     try:
         key, token, reports = _parse_body(request.body)
-        submission, created = submission_create(
+        _, created = submission_create(
             survey=survey, reports=reports, idempotency_key=key, invitation_token=token
         )
     except SubmissionError as error:
         return _error(error.message, error.status)
-    received = {
-        str(report.question_id): report_from_text(report.question.mechanism(), report.value)
-        for report in submission.reports.select_related("question")
-    }
+    # Reports that passed validation are in canonical form already (a JSON integer, or a list
+    # of 0/1 integers), so they are what was stored (a replay has checked that it is).
+    received = {str(q.pk): reports[q.pk] for q in frozen_questions(survey)}
     return JsonResponse({"ok": True, "received": received}, status=201 if created else 200)
+
+
+def _get_survey(public_id: str) -> Survey | None:
+    """The survey at `public_id`, with only the fields a submission needs."""
+    fields = ("public_id", "status", "opened_at", "invitation_only")
+    return Survey.objects.only(*fields).filter(public_id=public_id).order_by().first()
 
 
 class InvitationForm(forms.Form):
