@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import math
-from functools import wraps
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db import transaction
 from django.db.models import Sum
@@ -25,33 +23,10 @@ from surveys.models import (
     Survey,
     build_mechanism,
 )
+from surveys.views.access import get_own_survey, researcher_required
 from surveys.views.respond import respond_context
 
 PLANNING_SIZES = (200, 1000, 5000)
-
-
-RESEARCHERS_GROUP = "Researchers"
-
-
-def is_researcher(user) -> bool:
-    return user.is_superuser or user.groups.filter(name=RESEARCHERS_GROUP).exists()
-
-
-def researcher_required(view):
-    """Signed in, and allowed to author surveys (the "Researchers" group grants it)."""
-
-    @login_required
-    @wraps(view)
-    def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        if not is_researcher(request.user):
-            raise PermissionDenied("Only researcher accounts can author surveys.")
-        return view(request, *args, **kwargs)
-
-    return wrapper
-
-
-def _get_survey(request: HttpRequest, pk: int) -> Survey:
-    return get_object_or_404(Survey, pk=pk, owner=request.user)
 
 
 def _get_question(request: HttpRequest, pk: int) -> Question:
@@ -93,7 +68,7 @@ def survey_create(request: HttpRequest) -> HttpResponse:
 @require_safe
 @researcher_required
 def survey_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    survey = _get_survey(request, pk)
+    survey = get_own_survey(request, pk)
     policy = PrivacyPolicy.current()
     questions = list(survey.ordered_questions())
     context = {
@@ -110,7 +85,7 @@ def survey_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 @researcher_required
 def survey_edit(request: HttpRequest, pk: int) -> HttpResponse:
-    survey = _get_survey(request, pk)
+    survey = get_own_survey(request, pk)
     form = SurveyForm(request.POST or None, instance=survey)
     if request.method == "POST" and form.is_valid():
         form.save()
@@ -122,7 +97,7 @@ def survey_edit(request: HttpRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 @researcher_required
 def survey_delete(request: HttpRequest, pk: int) -> HttpResponse:
-    survey = _get_survey(request, pk)
+    survey = get_own_survey(request, pk)
     needs_confirmation = survey.response_count > 0
     form = ConfirmDeleteForm(request.POST or None) if needs_confirmation else None
     if request.method == "POST" and (form is None or form.is_valid()):
@@ -135,7 +110,7 @@ def survey_delete(request: HttpRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 @researcher_required
 def survey_open(request: HttpRequest, pk: int) -> HttpResponse:
-    survey = _get_survey(request, pk)
+    survey = get_own_survey(request, pk)
     if survey.is_open:
         messages.info(request, "This survey is already open.")
         return redirect(survey)
@@ -150,7 +125,7 @@ def survey_open(request: HttpRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 @researcher_required
 def survey_close(request: HttpRequest, pk: int) -> HttpResponse:
-    survey = _get_survey(request, pk)
+    survey = get_own_survey(request, pk)
     if not survey.is_open:
         messages.info(request, "Only an open survey can be closed.")
         return redirect(survey)
@@ -164,7 +139,7 @@ def survey_close(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @researcher_required
 def survey_duplicate(request: HttpRequest, pk: int) -> HttpResponse:
-    copy = _get_survey(request, pk).duplicate()
+    copy = get_own_survey(request, pk).duplicate()
     messages.success(request, "This is a new draft copy: you can change anything in it.")
     return redirect(copy)
 
@@ -172,7 +147,7 @@ def survey_duplicate(request: HttpRequest, pk: int) -> HttpResponse:
 @require_safe
 @researcher_required
 def survey_preview(request: HttpRequest, pk: int) -> HttpResponse:
-    survey = _get_survey(request, pk)
+    survey = get_own_survey(request, pk)
     return render(request, "surveys/respond.html", respond_context(request, survey, preview=True))
 
 
@@ -195,7 +170,7 @@ def _question_page(
 @require_http_methods(["GET", "HEAD", "POST"])
 @researcher_required
 def question_create(request: HttpRequest, pk: int) -> HttpResponse:
-    survey = _get_survey(request, pk)
+    survey = get_own_survey(request, pk)
     if survey.is_frozen:
         return _frozen(request, survey)
     order = (survey.questions.order_by("-order").values_list("order", flat=True).first() or 0) + 1

@@ -16,7 +16,6 @@ from crispy_forms.helper import FormHelper
 from django import forms
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import get_token
@@ -30,6 +29,7 @@ from surveys.models import Invitation, Survey
 from surveys.ratelimit import is_limited
 from surveys.submissions import SubmissionError, frozen_questions, submission_create
 from surveys.templatetags.privacy_words import describe_protection, describe_survey_protection
+from surveys.views.access import get_own_survey, researcher_required
 
 SUBMIT_MAX_BYTES = 64 * 1024
 BODY_KEYS = {"idempotency_key", "invitation", "reports"}
@@ -238,14 +238,10 @@ class InvitationForm(forms.Form):
         self.helper.form_tag = False
 
 
-def _get_survey_for_user(request: HttpRequest, pk: int) -> Survey:
-    return get_object_or_404(Survey, pk=pk, owner=request.user)
-
-
 @require_http_methods(["GET", "HEAD", "POST"])
-@login_required
+@researcher_required
 def invitation_list(request: HttpRequest, pk: int) -> HttpResponse:
-    survey = _get_survey_for_user(request, pk)
+    survey = get_own_survey(request, pk)
     form = InvitationForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         count = form.cleaned_data["count"]
@@ -265,12 +261,12 @@ def invitation_list(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_safe
-@login_required
+@researcher_required
 @never_cache
 def invitation_csv(request: HttpRequest, pk: int) -> HttpResponse:
     """The full links of the survey's unused invitations, one per row (they are secrets, so
     the response must not be cached)."""
-    survey = _get_survey_for_user(request, pk)
+    survey = get_own_survey(request, pk)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="survey-{survey.pk}-invitations.csv"'
     writer = csv.writer(response)
