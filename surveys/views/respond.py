@@ -222,9 +222,16 @@ def respond_submit(request: HttpRequest, public_id: str) -> JsonResponse:
 
 
 def _get_survey(public_id: str) -> Survey | None:
-    """The survey at `public_id`, with only the fields a submission needs."""
-    fields = ("public_id", "status", "opened_at", "invitation_only")
-    return Survey.objects.only(*fields).filter(public_id=public_id).order_by().first()
+    """The survey at `public_id`, with only the fields a submission needs (others load when
+    read). A raw query: on the busiest endpoint, building the ORM's SQL costs more than the
+    database's work, and a raw query set still converts values as the ORM does."""
+    table = Survey._meta.db_table
+    query = Survey.objects.raw(
+        f"SELECT id, public_id, status, opened_at, invitation_only FROM {table}"
+        " WHERE public_id = %s",
+        [public_id],
+    )
+    return next(iter(query), None)
 
 
 class InvitationForm(forms.Form):
