@@ -43,7 +43,11 @@ def report_to_text(mechanism: ldp.Mechanism, report: object) -> str:
     """The stored text of a report: "0"/"1" for a bit, "3" for an index, "0110" for a unary
     vector of k bits. Raises ValueError (with a human message) if `report` is not a valid
     report of `mechanism`."""
-    value = mechanism.validate_report(report)
+    return value_to_text(mechanism.validate_report(report))
+
+
+def value_to_text(value: ReportValue) -> str:
+    """The stored text of an already validated report."""
     if isinstance(value, tuple):
         return "".join(str(bit) for bit in value)
     return str(value)
@@ -124,7 +128,7 @@ def submission_create(
         raise SubmissionError("This survey is not open yet.", 404)
     questions = frozen_questions(survey)
     values = _validated_reports(questions, reports)
-    texts = {pk: _text(value) for pk, value in values.items()}
+    texts = {pk: value_to_text(value) for pk, value in values.items()}
     try:
         if not survey.is_open:
             raise SubmissionError("This survey is closed and no longer accepts answers.", 410)
@@ -169,12 +173,6 @@ def _validated_reports(
                 f"Question {question.pk} (“{question.text}”): {error}", 400
             ) from None
     return values
-
-
-def _text(value: ReportValue) -> str:
-    if isinstance(value, tuple):
-        return "".join(str(bit) for bit in value)
-    return str(value)
 
 
 @sensitive_variables()
