@@ -354,12 +354,23 @@ class Choice(models.Model):
 
 
 class Submission(models.Model):
-    """One respondent's set of reports. Holds no IP, user agent or time of day: only the date."""
+    """One respondent's randomized reports, all in one row (each submission is written whole
+    or not at all, and one row is the cheapest thing to write). Holds no IP, user agent or
+    time of day: only the date."""
 
-    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="submissions")
+    # No index of its own: the unique constraint below starts with survey and serves lookups.
+    survey = models.ForeignKey(
+        Survey, on_delete=models.CASCADE, related_name="submissions", db_index=False
+    )
     received_on = models.DateField(default=timezone.localdate)
     # Random key chosen by the respondent's browser so a retried request stores nothing new.
     idempotency_key = models.CharField(max_length=64)
+    reports = models.JSONField(
+        default=dict,
+        editable=False,
+        help_text="Question id -> its randomized report, as the browser sent it: 0 or 1 "
+        "(yes/no), a category number, or a list of 0s and 1s, one per category.",
+    )
 
     class Meta:
         constraints = [
@@ -370,24 +381,6 @@ class Submission(models.Model):
 
     def __str__(self) -> str:
         return f"Submission {self.pk}"
-
-
-class Report(models.Model):
-    """One randomized report, as text: "0"/"1" (yes/no), "3" (GRR index) or "0100..." (unary)."""
-
-    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="reports")
-    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="reports")
-    value = models.CharField(max_length=1024)
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["submission", "question"], name="report_one_per_question"
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"Report {self.value} to question {self.question_id}"
 
 
 class Tally(models.Model):

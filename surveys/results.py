@@ -15,14 +15,12 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator
-from itertools import groupby
-from operator import itemgetter
 from typing import Any
 
 from django.core.cache import cache
 
 from surveys import ldp
-from surveys.models import Question, Report, Survey, Tally
+from surveys.models import Question, Survey, Tally
 
 TARGET_MARGIN = 0.05
 """The margin of error (95%, in proportion) the planner line aims at: plus or minus 5 points."""
@@ -234,30 +232,30 @@ def report_rows(survey: Survey) -> Iterator[list[str]]:
     """The randomized reports, one row per submission, in the order they arrived.
 
     The first column numbers the rows (1, 2, ...); database ids and dates are left out, as
-    they are not needed to estimate. Reports stream from the database ``EXPORT_CHUNK`` at a
-    time ordered by submission, and consecutive rows of one submission are joined, so
-    memory stays flat however many there are.
+    they are not needed to estimate. Submissions stream from the database ``EXPORT_CHUNK`` at
+    a time, so memory stays flat however many there are.
     """
-    header: list[str] = []
-    slots: dict[int, tuple[int, int]] = {}  # question id -> (first column, width)
+    header = ["response"]
+    widths: dict[str, int] = {}  # question id -> number of columns
     for position, question in enumerate(survey.ordered_questions(), start=1):
         columns = report_columns(question, position)
-        slots[question.pk] = (len(header), len(columns))
+        widths[str(question.pk)] = len(columns)
         header += columns
-    yield ["response", *header]
-    reports = (
-        Report.objects.filter(question_id__in=list(slots))
-        .order_by("submission_id")
-        .values_list("submission_id", "question_id", "value")
+    yield header
+    submissions = (
+        survey.submissions.order_by("pk")
+        .values_list("reports", flat=True)
         .iterator(chunk_size=EXPORT_CHUNK)
     )
-    for number, (_, group) in enumerate(groupby(reports, key=itemgetter(0)), start=1):
-        row = [""] * len(header)
-        for _, question_id, value in group:
-            start, width = slots[question_id]
-            # A unary report is stored as its k bits ("0100..."): one column per bit.
-            row[start : start + width] = value if width > 1 else [value]
-        yield [str(number), *row]
+    for number, reports in enumerate(submissions, start=1):
+        row = [str(number)]
+        for question, width in widths.items():
+            report = reports.get(question)
+            if report is None:
+                row += [""] * width
+            else:  # a unary report is a list of k bits: one column per bit
+                row += [str(bit) for bit in report] if width > 1 else [str(report)]
+        yield row
 
 
 PRIVACY_NOTE = (

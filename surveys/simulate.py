@@ -2,7 +2,7 @@
 
 True answers are drawn from known distributions and randomized with each question's frozen
 mechanism by the core's reference randomizer (``Mechanism.perturb``), then stored exactly as
-``surveys.submissions.submission_create`` stores a browser's reports: the same report text,
+``surveys.submissions.submission_create`` stores a browser's reports: the same stored form,
 tallies raised by each report's support, and ``response_count`` raised by one per respondent,
 all in one transaction. Only the bulk writing differs, so that thousands (or, for the
 benchmark, a million) of respondents take seconds rather than minutes.
@@ -18,8 +18,8 @@ import numpy as np
 from django.db import transaction
 from django.db.models import F
 
-from surveys.models import Report, Submission, Survey, Tally
-from surveys.submissions import report_to_text
+from surveys.models import Submission, Survey, Tally
+from surveys.submissions import stored_form
 
 DEMO_TITLE = "Cannabis use (demo)"
 DEMO_USERNAME = "researcher"
@@ -92,22 +92,20 @@ def store_reports(survey: Survey, reports: Mapping[int, np.ndarray]) -> None:
     mechanisms = {question.pk: question.mechanism() for question in questions}
     with transaction.atomic():
         for start in range(0, n, BATCH):
-            submissions = Submission.objects.bulk_create(
-                Submission(survey=survey, idempotency_key=secrets.token_urlsafe(24))
-                for _ in range(min(BATCH, n - start))
-            )
-            Report.objects.bulk_create(
-                Report(
-                    submission=submission,
-                    question=question,
-                    value=report_to_text(mechanisms[question.pk], report),
-                )
+            columns = {
+                question.pk: reports[question.pk][start : start + BATCH].tolist()
                 for question in questions
-                for submission, report in zip(
-                    submissions,
-                    reports[question.pk][start : start + BATCH].tolist(),
-                    strict=True,
+            }
+            Submission.objects.bulk_create(
+                Submission(
+                    survey=survey,
+                    idempotency_key=secrets.token_urlsafe(24),
+                    reports=stored_form(
+                        {pk: mechanisms[pk].validate_report(column[i])
+                         for pk, column in columns.items()}
+                    ),
                 )
+                for i in range(min(BATCH, n - start))
             )
         for question in questions:
             support = mechanisms[question.pk].support_counts(reports[question.pk])

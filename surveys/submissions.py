@@ -1,17 +1,19 @@
 """Storing a respondent's randomized reports: the one write path for submissions.
 
 Used by the respondent's endpoint, by tests and by demo data. Everything is validated before
-anything is written, and everything is written in one transaction, so a submission is stored
+anything is written, and everything is written atomically, so a submission is stored
 completely or not at all. Nothing here records who sent a submission, from where, or at what
 time of day; and no report is ever logged.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Model
@@ -19,13 +21,14 @@ from django.utils import timezone
 from django.views.decorators.debug import sensitive_variables
 
 from surveys import ldp
-from surveys.models import Invitation, Report, Submission, Survey, Tally
+from surveys.models import Invitation, Submission, Survey, Tally
 
 IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9_-]{8,64}")
 PUBLIC_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """The alphabet of secrets.token_urlsafe, which makes survey ids and invitation tokens."""
 
 ReportValue = int | tuple[int, ...]
+StoredReports = dict[str, int | list[int]]
 
 
 class SubmissionError(Exception):
@@ -39,29 +42,12 @@ class SubmissionError(Exception):
         self.status = status
 
 
-def report_to_text(mechanism: ldp.Mechanism, report: object) -> str:
-    """The stored text of a report: "0"/"1" for a bit, "3" for an index, "0110" for a unary
-    vector of k bits. Raises ValueError (with a human message) if `report` is not a valid
-    report of `mechanism`."""
-    return value_to_text(mechanism.validate_report(report))
-
-
-def value_to_text(value: ReportValue) -> str:
-    """The stored text of an already validated report."""
-    if isinstance(value, tuple):
-        return "".join(str(bit) for bit in value)
-    return str(value)
-
-
-def report_from_text(mechanism: ldp.Mechanism, text: str) -> ReportValue:
-    """The inverse of `report_to_text`: an int for bit and index encodings, a tuple of k
-    ints (0/1) for unary encodings. Raises ValueError if `text` is not a stored report of
-    `mechanism`. Exports and the dashboard read stored reports with this."""
-    if not text.isascii() or not text.isdigit():
-        raise ValueError(f"{text!r} is not a stored report.")
-    if mechanism.encoding == "unary":
-        return mechanism.validate_report([int(c) for c in text])
-    return mechanism.validate_report(int(text))
+def stored_form(values: Mapping[int, ReportValue]) -> StoredReports:
+    """Validated reports as they are stored (`Submission.reports`) and echoed to the browser:
+    question id, as a string -> the report as JSON, a number or a list of 0s and 1s. A
+    mechanism's `validate_report` reads a stored report back."""
+    return {str(pk): list(value) if isinstance(value, tuple) else value
+            for pk, value in values.items()}
 
 
 @dataclass(frozen=True)
@@ -79,16 +65,17 @@ class FrozenQuestion:
 def frozen_questions(survey: Survey) -> tuple[FrozenQuestion, ...]:
     """The questions of a survey that is not a draft, in order, cached per process.
 
-    Questions, choices and mechanisms are frozen once a survey leaves the draft state, and its
-    tally rows are created when it opens; so the cache is keyed by what changes when the survey
-    (re)opens: pk, the random public_id (a recreated pk, as in rolled-back tests, is another
-    survey) and opened_at. A deleted survey is never looked up: finding it fails first."""
-    return _load_frozen_questions(survey.pk, survey.public_id, survey.opened_at)
+    Questions, choices and mechanisms are frozen once a survey leaves the draft state, and tally
+    rows exist whenever it is open (`Survey.open` creates them before it sets the status) and
+    are never removed. So the key is the pk, the random public_id (a recreated pk, as in
+    rolled-back tests, is another survey) and the status: an entry loaded while the survey is
+    open has every tally row. A deleted survey is never looked up: finding it fails first."""
+    return _load_frozen_questions(survey.pk, survey.public_id, survey.status)
 
 
 @functools.lru_cache(maxsize=256)
 def _load_frozen_questions(
-    survey_pk: int, public_id: str, opened_at: datetime | None
+    survey_pk: int, public_id: str, status: str
 ) -> tuple[FrozenQuestion, ...]:
     tally_ids: dict[int, dict[int, int]] = {}
     for pk, question_id, index in Tally.objects.filter(question__survey=survey_pk).values_list(
@@ -128,20 +115,19 @@ def submission_create(
         raise SubmissionError("This survey is not open yet.", 404)
     questions = frozen_questions(survey)
     values = _validated_reports(questions, reports)
-    texts = {pk: value_to_text(value) for pk, value in values.items()}
+    stored = stored_form(values)
     try:
         if not survey.is_open:
             raise SubmissionError("This survey is closed and no longer accepts answers.", 410)
         tally_ids = _tally_ids(questions, values)
         _check_invitation(survey, invitation_token)
-        with transaction.atomic():
-            submission = _store(survey, texts, tally_ids, idempotency_key, invitation_token)
+        submission = _store(survey, stored, tally_ids, idempotency_key, invitation_token)
     except (SubmissionError, IntegrityError):
         # Insert first, look for a replay only when refused: a retry is answered as before
         # even if the survey closed or the invitation was used since (by this very request),
         # and a concurrent request with the same key that won the race (IntegrityError on
         # the unique key) makes this one a replay.
-        existing = _replay(survey, idempotency_key, texts)
+        existing = _replay(survey, idempotency_key, stored)
         if existing is None:
             raise
         return existing, False
@@ -190,12 +176,11 @@ def _tally_ids(
     return sorted(ids)
 
 
-def _replay(survey: Survey, idempotency_key: str, texts: dict[int, str]) -> Submission | None:
+def _replay(survey: Survey, idempotency_key: str, stored: StoredReports) -> Submission | None:
     submission = Submission.objects.filter(survey=survey, idempotency_key=idempotency_key).first()
     if submission is None:
         return None
-    stored = dict(submission.reports.values_list("question_id", "value"))
-    if stored != texts:
+    if submission.reports != stored:
         raise SubmissionError(
             "Answers to this survey were already received from this browser, and they "
             "cannot be changed.",
@@ -224,60 +209,123 @@ def _check_invitation(survey: Survey, token: str | None) -> None:
 @sensitive_variables()
 def _store(
     survey: Survey,
-    texts: dict[int, str],
+    stored: StoredReports,
     tally_ids: list[int],
     idempotency_key: str,
     invitation_token: str | None,
 ) -> Submission:
-    """Write everything; call inside transaction.atomic().
+    """Write everything, or nothing: mark the invitation used (if any), insert the submission
+    row with its reports, count the response and add one to each supported tally.
 
-    Plain SQL, portable across SQLite and PostgreSQL, because this is the hot path and Django
-    spends more time building each statement than the database spends running it (the ORM
-    made the endpoint several times slower than a one-row insert). Rows are locked in one
-    fixed order (invitation, new rows, the survey, tallies by id) so that concurrent
+    Plain SQL, because this is the hot path and Django spends more time building each
+    statement than the database spends running it (the ORM made the endpoint several times
+    slower than a one-row insert). On PostgreSQL all of it is one statement, atomic by itself:
+    every statement is a round trip to the server, and a transaction adds two more. Elsewhere
+    (SQLite, in the same process) it is a few statements in one transaction. Rows are locked
+    in one fixed order (invitation, new row, the survey, tallies) so that concurrent
     submissions cannot deadlock: the survey row, which every submission updates, is taken
     before any tally row."""
-    def table(model: type[Model]) -> str:
-        return connection.ops.quote_name(model._meta.db_table)
-
-    with connection.cursor() as cursor:
-        if invitation_token is not None:
-            # Conditional update: of two concurrent uses of one link, exactly one sees a row.
-            # The invitation gets no reference to the submission, so they cannot be joined.
-            cursor.execute(
-                f"UPDATE {table(Invitation)} SET used = %s"
-                " WHERE survey_id = %s AND token = %s AND NOT used",
-                [True, survey.pk, invitation_token],
-            )
-            if cursor.rowcount != 1:
-                raise SubmissionError("This invitation link has already been used.", 403)
-        received_on = timezone.localdate()
-        cursor.execute(
-            f"INSERT INTO {table(Submission)} (survey_id, received_on, idempotency_key)"
-            " VALUES (%s, %s, %s) RETURNING id",
-            [survey.pk, received_on, idempotency_key],
-        )
-        submission_pk = cursor.fetchone()[0]
-        cursor.execute(
-            f"INSERT INTO {table(Report)} (submission_id, question_id, value) VALUES "
-            + ", ".join(["(%s, %s, %s)"] * len(texts)),
-            [param for pk, text in texts.items() for param in (submission_pk, pk, text)],
-        )
-        cursor.execute(
-            f"UPDATE {table(Survey)} SET response_count = response_count + 1"
-            " WHERE id = %s",
-            [survey.pk],
-        )
-        if tally_ids:
-            cursor.execute(
-                f"UPDATE {table(Tally)} SET count = count + 1 WHERE id IN ("
-                + ", ".join(["%s"] * len(tally_ids)) + ")",
-                tally_ids,
-            )
-            if cursor.rowcount != len(tally_ids):
-                raise RuntimeError(f"Survey {survey.pk} lacks tally rows: was it opened?")
+    received_on = timezone.localdate()
+    row = [survey.pk, received_on, idempotency_key, json.dumps(stored, separators=(",", ":"))]
+    write = _write_one_statement if connection.vendor == "postgresql" else _write_statements
+    # Inside a caller's transaction the write needs a savepoint of its own, so that a refused
+    # insert (a replayed key) leaves that transaction usable for looking up the replay.
+    needs_block = write is _write_statements or connection.in_atomic_block
+    with transaction.atomic() if needs_block else contextlib.nullcontext():
+        with connection.cursor() as cursor:
+            submission_pk = write(cursor, row, invitation_token, tally_ids)
+    if submission_pk is None:
+        raise SubmissionError("This invitation link has already been used.", 403)
     submission = Submission(
-        pk=submission_pk, survey=survey, received_on=received_on, idempotency_key=idempotency_key
+        pk=submission_pk,
+        survey=survey,
+        received_on=received_on,
+        idempotency_key=idempotency_key,
+        reports=stored,
     )
     submission._state.adding, submission._state.db = False, connection.alias
     return submission
+
+
+def _table(model: type[Model]) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def _placeholders(count: int) -> str:
+    return ", ".join(["%s"] * count)
+
+
+INSERT_COLUMNS = "(survey_id, received_on, idempotency_key, reports)"
+
+
+@sensitive_variables()
+def _write_statements(
+    cursor, row: list, invitation_token: str | None, tally_ids: list[int]
+) -> int | None:
+    """`_store` as a sequence of statements; call in a transaction. The new submission's pk,
+    or None if the invitation was used meanwhile (then nothing is written)."""
+    survey_pk = row[0]
+    if invitation_token is not None:
+        # Conditional update: of two concurrent uses of one link, exactly one sees a row.
+        # The invitation gets no reference to the submission, so they cannot be joined.
+        cursor.execute(
+            f"UPDATE {_table(Invitation)} SET used = %s"
+            " WHERE survey_id = %s AND token = %s AND NOT used",
+            [True, survey_pk, invitation_token],
+        )
+        if cursor.rowcount != 1:
+            return None
+    cursor.execute(
+        f"INSERT INTO {_table(Submission)} {INSERT_COLUMNS} VALUES ({_placeholders(4)})"
+        " RETURNING id",
+        row,
+    )
+    submission_pk = cursor.fetchone()[0]
+    cursor.execute(
+        f"UPDATE {_table(Survey)} SET response_count = response_count + 1 WHERE id = %s",
+        [survey_pk],
+    )
+    if tally_ids:
+        cursor.execute(
+            f"UPDATE {_table(Tally)} SET count = count + 1"
+            f" WHERE id IN ({_placeholders(len(tally_ids))})",
+            tally_ids,
+        )
+    return submission_pk
+
+
+@sensitive_variables()
+def _write_one_statement(
+    cursor, row: list, invitation_token: str | None, tally_ids: list[int]
+) -> int | None:
+    """`_write_statements` as one PostgreSQL statement (data-modifying WITH queries). Each part
+    runs only if the one before it wrote a row, which also fixes the order in which rows are
+    locked: the invitation (if any), the new submission, the survey, then the tallies."""
+    survey_pk = row[0]
+    parts, params, inserted_if = [], [], ""
+    if invitation_token is not None:
+        parts.append(
+            f"used AS (UPDATE {_table(Invitation)} SET used = true"
+            " WHERE survey_id = %s AND token = %s AND NOT used RETURNING 1)"
+        )
+        params += [survey_pk, invitation_token]
+        inserted_if = " WHERE EXISTS (SELECT FROM used)"
+    parts.append(
+        f"new AS (INSERT INTO {_table(Submission)} {INSERT_COLUMNS}"
+        f" SELECT %s, %s, %s, %s::jsonb{inserted_if} RETURNING id)"
+    )
+    params += row
+    parts.append(
+        f"counted AS (UPDATE {_table(Survey)} SET response_count = response_count + 1"
+        " WHERE id = %s AND EXISTS (SELECT FROM new) RETURNING 1)"
+    )
+    params.append(survey_pk)
+    if tally_ids:
+        parts.append(
+            f"tallied AS (UPDATE {_table(Tally)} SET count = count + 1"
+            f" WHERE id IN ({_placeholders(len(tally_ids))}) AND EXISTS (SELECT FROM counted))"
+        )
+        params += tally_ids
+    cursor.execute(f"WITH {', '.join(parts)} SELECT id FROM new", params)
+    found = cursor.fetchone()
+    return None if found is None else found[0]

@@ -112,7 +112,7 @@ def prepare(database_url: str) -> dict:
 
 def audit(database_url: str, survey_pk: int) -> dict:
     """What the database holds for the survey: {"response_count", "submissions": {key:
-    {question id: report text}}, "tallies": {question id: [count per category]}}."""
+    {question id: report, as stored}}, "tallies": {question id: [count per category]}}."""
     return _django_child(database_url, "audit", str(survey_pk))
 
 
@@ -359,16 +359,11 @@ def _prepare() -> dict:
 
 
 def _audit(survey_pk: int) -> dict:
-    from surveys.models import Report, Submission, Survey, Tally
+    from surveys.models import Submission, Survey, Tally
 
-    submissions: dict[str, dict[str, str]] = {
-        key: {} for key in Submission.objects.filter(survey=survey_pk)
-        .values_list("idempotency_key", flat=True)
-    }
-    for key, question_id, value in Report.objects.filter(
-        submission__survey=survey_pk
-    ).values_list("submission__idempotency_key", "question_id", "value"):
-        submissions[key][str(question_id)] = value
+    submissions = dict(
+        Submission.objects.filter(survey=survey_pk).values_list("idempotency_key", "reports")
+    )
     tallies: dict[str, list[int]] = {}
     for question_id, count in Tally.objects.filter(question__survey=survey_pk).order_by(
         "question", "index"

@@ -58,8 +58,9 @@ def socket_ports(pid: int) -> set[int]:
 
 def in_write_transaction(workers: list[int], database_url: str) -> list[int]:
     """Those of the (stopped) workers that are inside a write transaction: on SQLite, holding
-    the WAL write lock (byte 120 of the -shm file); on PostgreSQL, whose connection is idle
-    in transaction, i.e. between two statements of one."""
+    the WAL write lock (byte 120 of the -shm file), i.e. between two statements of one; on
+    PostgreSQL, where all of a submission's writes are one statement, whose connection is
+    running that statement (it has been sent, its answer has not been read)."""
     if database_url.startswith("sqlite:///"):
         inode = os.stat(database_url.removeprefix("sqlite:///") + "-shm").st_ino
         holders = {
@@ -71,14 +72,35 @@ def in_write_transaction(workers: list[int], database_url: str) -> list[int]:
     name = database_url.rsplit("/", 1)[1]
     ports = {port for (port,) in postgres(
         "SELECT client_port FROM pg_stat_activity "
-        f"WHERE datname = '{name}' AND state = 'idle in transaction'"
+        f"WHERE datname = '{name}' AND state = 'active' AND query LIKE 'WITH %'"
     )}
     return [pid for pid in workers if socket_ports(pid) & ports]
+
+
+@contextlib.contextmanager
+def writes_held(database_url: str) -> Iterator[None]:
+    """On PostgreSQL, lock the survey rows from another connection while inside, so that every
+    submission's write statement, which updates its survey's row, waits there, in flight,
+    long enough to be caught (a statement alone takes about a millisecond). On SQLite
+    nothing: a write transaction of several statements is caught as it is."""
+    if database_url.startswith("sqlite:///"):
+        yield
+        return
+    import psycopg
+
+    with psycopg.connect(database_url) as connection:  # one transaction, committed at the end
+        connection.execute('SELECT FROM "surveys_survey" FOR UPDATE')
+        yield
 
 
 def kill_mid_transaction(server: Server, database_url: str, tries: int = 500) -> int | None:
     """Stop every worker; if one is inside a write transaction, SIGKILL it; resume the others.
     Tried again until one is found; returns the killed pid, or None."""
+    with writes_held(database_url):
+        return _kill_one_writer(server, database_url, tries)
+
+
+def _kill_one_writer(server: Server, database_url: str, tries: int) -> int | None:
     for _ in range(tries):
         workers = server.worker_pids()
         for pid in workers:
@@ -198,13 +220,13 @@ def test_it_stores_nothing_while_postgresql_refuses_connections_and_all_once_bac
 
 
 @contextlib.contextmanager
-def statements_failing(prefix: str) -> Iterator[None]:
-    """Every SQL statement starting with `prefix` raises OperationalError, as when the
+def statements_failing(fragment: str) -> Iterator[None]:
+    """Every SQL statement containing `fragment` raises OperationalError, as when the
     connection to the database is lost at that point (in every thread)."""
     execute = CursorWrapper.execute
 
     def failing(self, sql, params=None):
-        if sql.startswith(prefix):
+        if fragment in sql:
             raise OperationalError("server closed the connection unexpectedly")
         return execute(self, sql, params)
 
@@ -220,7 +242,8 @@ def survey(researcher, make_survey) -> Survey:
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     "statement",
-    ["SELECT", 'INSERT INTO "surveys_report"', 'UPDATE "surveys_survey"'],
+    # On PostgreSQL all writes are one statement: the last two fail that statement.
+    ['FROM "surveys_survey" WHERE public_id', 'UPDATE "surveys_survey"', 'UPDATE "surveys_tally"'],
     ids=["first read", "mid-transaction", "last write"],
 )
 def test_it_answers_503_and_rolls_everything_back_when_the_database_fails(

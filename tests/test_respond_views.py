@@ -182,7 +182,7 @@ def test_it_stores_a_submission_and_echoes_the_reports(client, survey):
     assert response.status_code == 201
     yes_no, categorical = questions(survey)
     assert response.json() == {"ok": True, "received": {str(yes_no.pk): 1, str(categorical.pk): 2}}
-    assert Submission.objects.get().reports.count() == 2
+    assert Submission.objects.get().reports == {str(yes_no.pk): 1, str(categorical.pk): 2}
 
 
 def test_it_echoes_unary_reports_as_lists(client, researcher, make_survey):

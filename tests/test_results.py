@@ -7,10 +7,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from surveys.models import Question, Report, Survey, Tally
+from surveys.models import Question, Submission, Survey, Tally
 from surveys.results import WARN_BELOW_N
 from surveys.simulate import simulate_responses
-from surveys.submissions import SubmissionError, report_from_text, submission_create
+from surveys.submissions import SubmissionError, submission_create
+from tests.test_submissions import stored_reports
 
 pytestmark = pytest.mark.django_db
 
@@ -54,8 +55,7 @@ def submit(survey: Survey, n: int, seed: int = 1) -> None:
 def recount(question) -> tuple[np.ndarray, int]:
     """Support counts and n straight from the stored reports, bypassing the tallies."""
     mechanism = question.mechanism()
-    values = [report_from_text(mechanism, v) for v in Report.objects.filter(question=question)
-              .values_list("value", flat=True)]
+    values = [reports[str(question.pk)] for reports in stored_reports(question.survey)]
     return mechanism.support_counts(np.array(values, dtype=np.int64)), len(values)
 
 
@@ -110,12 +110,10 @@ def test_it_keeps_tallies_equal_to_a_recount_after_many_submissions(researcher, 
     survey = make_survey(researcher, status="open", **SHAPES["oue"])
     submit(survey, 300, seed=7)
     # A retried request and a refused one must not count.
-    first = Report.objects.order_by("pk").first().submission
-    replay = dict(first.reports.values_list("question_id", "value"))
-    questions = {q.pk: q.mechanism() for q in survey.ordered_questions()}
+    first = survey.submissions.order_by("pk").first()
     submission_create(
         survey=survey,
-        reports={pk: report_from_text(questions[pk], v) for pk, v in replay.items()},
+        reports={int(pk): report for pk, report in first.reports.items()},
         idempotency_key=first.idempotency_key,
     )
     with pytest.raises(SubmissionError):
@@ -146,7 +144,7 @@ def test_it_never_reads_the_reports(client, researcher, make_survey, name):
     submit(survey, 50, seed=2)
     more = queries_of(client, url)
     assert len(few) == len(more)
-    assert not any(Report._meta.db_table in sql for sql in few + more)
+    assert not any(Submission._meta.db_table in sql for sql in few + more)
 
 
 def test_it_updates_the_estimates_as_soon_as_a_response_arrives(client, researcher, make_survey):

@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from surveys.models import Report, Submission, Survey
+from surveys.models import Submission, Survey
 from surveys.simulate import (
     DEMO_TITLE,
     DEMO_TRUTH,
@@ -13,6 +13,7 @@ from surveys.simulate import (
     simulate_responses,
 )
 from tests.test_results import recount
+from tests.test_submissions import stored_reports
 
 pytestmark = pytest.mark.django_db
 
@@ -81,12 +82,11 @@ def test_it_draws_the_same_reports_from_the_same_seed(researcher, make_survey):
         truth = {q.pk: [1 / q.mechanism().k] * q.mechanism().k for q in survey.ordered_questions()}
         simulate_responses(survey, 40, truth, seed=11)
     first, second = (
-        [list(Report.objects.filter(question=q).order_by("submission_id")
-              .values_list("value", flat=True)) for q in s.ordered_questions()]
+        [[reports[str(q.pk)] for reports in stored_reports(s)] for q in s.ordered_questions()]
         for s in surveys
     )
     assert first == second
-    assert all(len(value) == 8 for value in first[1])  # unary: one bit per answer
+    assert all(len(report) == 8 for report in first[1])  # unary: one bit per answer
 
 
 @pytest.mark.parametrize("truth", [[0.5, 0.5], [0.2, 0.2, 0.2], [0.7, 0.2, 0.2], [-0.2, 0.6, 0.6]])

@@ -1,0 +1,70 @@
+"""Migrations that move data: nothing stored is lost on the way, in either direction."""
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+from surveys import ldp
+
+BEFORE = [("surveys", "0002_researchers_group")]
+AFTER = [("surveys", "0003_reports_in_submission")]
+
+
+def migrate(targets: list[tuple[str, str]]):
+    """Migrate to `targets`; the historical models (apps) of that state."""
+    executor = MigrationExecutor(connection)
+    executor.migrate(targets)
+    executor.loader.build_graph()
+    return executor.loader.project_state(targets).apps
+
+
+@pytest.fixture
+def latest_afterwards(transactional_db):
+    """Whatever the test migrated to, the database is back at the latest migrations after."""
+    yield
+    migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+
+
+@pytest.mark.usefixtures("latest_afterwards")
+def test_reports_move_into_their_submissions_and_back():
+    apps = migrate(BEFORE)
+    user = apps.get_model("auth", "User").objects.create(username="owner")
+    survey = apps.get_model("surveys", "Survey").objects.create(
+        owner=user, title="Old", public_id="old-survey", status="open"
+    )
+    Question = apps.get_model("surveys", "Question")
+    specs = [ldp.randomized_response(1.0), ldp.grr(2.0, 12), ldp.oue(1.0, 12)]
+    questions = [
+        Question.objects.create(survey=survey, order=i, text=f"Q{i}", epsilon=1.0,
+                                spec=mechanism.spec())
+        for i, mechanism in enumerate(specs)
+    ]
+    Submission = apps.get_model("surveys", "Submission")
+    Report = apps.get_model("surveys", "Report")
+    old = {  # idempotency key -> report text per question, as 0002 stored them
+        "first-key": ["1", "11", "010000000001"],
+        "second-key": ["0", "3", "000000000000"],
+    }
+    for key, texts in old.items():
+        submission = Submission.objects.create(survey=survey, idempotency_key=key)
+        for question, text in zip(questions, texts, strict=True):
+            Report.objects.create(submission=submission, question=question, value=text)
+
+    apps = migrate(AFTER)
+    stored = dict(apps.get_model("surveys", "Submission").objects.values_list(
+        "idempotency_key", "reports"))
+    ids = [str(question.pk) for question in questions]
+    assert stored == {
+        "first-key": dict(zip(ids, [1, 11, [0, 1] + [0] * 9 + [1]], strict=True)),
+        "second-key": dict(zip(ids, [0, 3, [0] * 12], strict=True)),
+    }
+
+    apps = migrate(BEFORE)
+    Report = apps.get_model("surveys", "Report")
+    back = {}
+    for key, question, value in Report.objects.values_list(
+        "submission__idempotency_key", "question_id", "value"
+    ):
+        back.setdefault(key, {})[question] = value
+    assert back == {key: {q.pk: t for q, t in zip(questions, texts, strict=True)}
+                    for key, texts in old.items()}
