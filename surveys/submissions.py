@@ -27,6 +27,8 @@ IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9_-]{8,64}")
 PUBLIC_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """The alphabet of secrets.token_urlsafe, which makes survey ids and invitation tokens."""
 
+INVITATION_USED = "This invitation link has already been used."
+
 ReportValue = int | tuple[int, ...]
 StoredReports = dict[str, int | list[int]]
 
@@ -106,11 +108,40 @@ def submission_create(
     submission with `idempotency_key` and the same reports, returns (it, False) and
     stores nothing, even if the survey closed or the invitation was used since: that is a
     retry of a request whose answer was lost. The same key with other reports is refused.
+
+    `survey` may be out of date (the endpoint keeps open surveys in memory): the write
+    itself checks that the survey is still open with the same invitation setting, and if
+    not, `survey` is read again (in place) and everything decided anew.
     """
     if not isinstance(idempotency_key, str) or not IDEMPOTENCY_KEY.fullmatch(idempotency_key):
         raise SubmissionError(
             "The idempotency key must be 8 to 64 letters, digits, '-' or '_'.", 400
         )
+    try:
+        return _create(survey, reports, idempotency_key, invitation_token)
+    except SurveyChanged:
+        try:
+            survey.refresh_from_db(fields=["status", "invitation_only"])
+        except Survey.DoesNotExist:
+            raise SubmissionError("There is no survey at this address.", 404) from None
+    try:
+        return _create(survey, reports, idempotency_key, invitation_token)
+    except SurveyChanged:  # changed again in between: let the respondent send again
+        raise SubmissionError(
+            "This survey was changed while your answers were on their way. Nothing was "
+            "stored; please send them again.",
+            409,
+        ) from None
+
+
+class SurveyChanged(Exception):
+    """The survey was closed, deleted, or its invitation setting changed since it was read."""
+
+
+@sensitive_variables()
+def _create(
+    survey: Survey, reports: dict[int, object], idempotency_key: str, token: str | None
+) -> tuple[Submission, bool]:
     if survey.is_draft:
         raise SubmissionError("This survey is not open yet.", 404)
     questions = frozen_questions(survey)
@@ -120,8 +151,8 @@ def submission_create(
         if not survey.is_open:
             raise SubmissionError("This survey is closed and no longer accepts answers.", 410)
         tally_ids = _tally_ids(questions, values)
-        _check_invitation(survey, invitation_token)
-        submission = _store(survey, stored, tally_ids, idempotency_key, invitation_token)
+        _check_invitation(survey, token)
+        submission = _store(survey, stored, tally_ids, idempotency_key, token)
     except (SubmissionError, IntegrityError):
         # Insert first, look for a replay only when refused: a retry is answered as before
         # even if the survey closed or the invitation was used since (by this very request),
@@ -203,7 +234,7 @@ def _check_invitation(survey: Survey, token: str | None) -> None:
     if invitation is None:
         raise SubmissionError("This invitation link is not valid for this survey.", 403)
     if invitation.used:
-        raise SubmissionError("This invitation link has already been used.", 403)
+        raise SubmissionError(INVITATION_USED, 403)
 
 
 @sensitive_variables()
@@ -214,17 +245,16 @@ def _store(
     idempotency_key: str,
     invitation_token: str | None,
 ) -> Submission:
-    """Write everything, or nothing: mark the invitation used (if any), insert the submission
-    row with its reports, count the response and add one to each supported tally.
+    """Write everything, or nothing: check that the survey is still open with the invitation
+    setting `survey` says (SurveyChanged if not), mark the invitation used (if any), insert
+    the submission row with its reports, count the response and add one to each supported
+    tally.
 
     Plain SQL, because this is the hot path and Django spends more time building each
     statement than the database spends running it (the ORM made the endpoint several times
     slower than a one-row insert). On PostgreSQL all of it is one statement, atomic by itself:
     every statement is a round trip to the server, and a transaction adds two more. Elsewhere
-    (SQLite, in the same process) it is a few statements in one transaction. Rows are locked
-    in one fixed order (invitation, new row, the survey, tallies) so that concurrent
-    submissions cannot deadlock: the survey row, which every submission updates, is taken
-    before any tally row."""
+    (SQLite, in the same process) it is a few statements in one transaction."""
     received_on = timezone.localdate()
     row = [survey.pk, received_on, idempotency_key, json.dumps(stored, separators=(",", ":"))]
     write = _write_one_statement if connection.vendor == "postgresql" else _write_statements
@@ -233,9 +263,7 @@ def _store(
     needs_block = write is _write_statements or connection.in_atomic_block
     with transaction.atomic() if needs_block else contextlib.nullcontext():
         with connection.cursor() as cursor:
-            submission_pk = write(cursor, row, invitation_token, tally_ids)
-    if submission_pk is None:
-        raise SubmissionError("This invitation link has already been used.", 403)
+            submission_pk = write(cursor, row, survey.invitation_only, invitation_token, tally_ids)
     submission = Submission(
         pk=submission_pk,
         survey=survey,
@@ -256,15 +284,25 @@ def _placeholders(count: int) -> str:
 
 
 INSERT_COLUMNS = "(survey_id, received_on, idempotency_key, reports)"
+UNCHANGED = "status = %s AND invitation_only = %s"
+"""The survey facts a submission was accepted on, checked again as it is written (parameters:
+the open status, and the invitation setting)."""
 
 
 @sensitive_variables()
 def _write_statements(
-    cursor, row: list, invitation_token: str | None, tally_ids: list[int]
-) -> int | None:
-    """`_store` as a sequence of statements; call in a transaction. The new submission's pk,
-    or None if the invitation was used meanwhile (then nothing is written)."""
+    cursor, row: list, invitation_only: bool, invitation_token: str | None, tally_ids: list[int]
+) -> int:
+    """`_store` as a sequence of statements; call in a transaction, which an exception rolls
+    back. The new submission's pk."""
     survey_pk = row[0]
+    cursor.execute(
+        f"UPDATE {_table(Survey)} SET response_count = response_count + 1"
+        f" WHERE id = %s AND {UNCHANGED}",
+        [survey_pk, Survey.Status.OPEN, invitation_only],
+    )
+    if cursor.rowcount != 1:
+        raise SurveyChanged
     if invitation_token is not None:
         # Conditional update: of two concurrent uses of one link, exactly one sees a row.
         # The invitation gets no reference to the submission, so they cannot be joined.
@@ -274,17 +312,13 @@ def _write_statements(
             [True, survey_pk, invitation_token],
         )
         if cursor.rowcount != 1:
-            return None
+            raise SubmissionError(INVITATION_USED, 403)
     cursor.execute(
         f"INSERT INTO {_table(Submission)} {INSERT_COLUMNS} VALUES ({_placeholders(4)})"
         " RETURNING id",
         row,
     )
     submission_pk = cursor.fetchone()[0]
-    cursor.execute(
-        f"UPDATE {_table(Survey)} SET response_count = response_count + 1 WHERE id = %s",
-        [survey_pk],
-    )
     if tally_ids:
         cursor.execute(
             f"UPDATE {_table(Tally)} SET count = count + 1"
@@ -296,23 +330,26 @@ def _write_statements(
 
 @sensitive_variables()
 def _write_one_statement(
-    cursor, row: list, invitation_token: str | None, tally_ids: list[int]
-) -> int | None:
+    cursor, row: list, invitation_only: bool, invitation_token: str | None, tally_ids: list[int]
+) -> int:
     """`_write_statements` as one PostgreSQL statement (data-modifying WITH queries). Each part
-    runs only if the one before it wrote a row, which also fixes the order in which rows are
-    locked: the invitation (if any), the new submission, the survey, then the tallies."""
+    runs only if the one before it found or wrote a row, which also fixes the order in which
+    rows are locked, so that concurrent submissions cannot deadlock: the invitation (if any),
+    the new submission, the survey (which every submission updates), then the tallies."""
     survey_pk = row[0]
-    parts, params, inserted_if = [], [], ""
+    parts = [f"unchanged AS (SELECT FROM {_table(Survey)} WHERE id = %s AND {UNCHANGED})"]
+    params = [survey_pk, Survey.Status.OPEN, invitation_only]
+    inserted_if = "EXISTS (SELECT FROM unchanged)"
     if invitation_token is not None:
         parts.append(
             f"used AS (UPDATE {_table(Invitation)} SET used = true"
-            " WHERE survey_id = %s AND token = %s AND NOT used RETURNING 1)"
+            f" WHERE survey_id = %s AND token = %s AND NOT used AND {inserted_if} RETURNING 1)"
         )
         params += [survey_pk, invitation_token]
-        inserted_if = " WHERE EXISTS (SELECT FROM used)"
+        inserted_if = "EXISTS (SELECT FROM used)"
     parts.append(
         f"new AS (INSERT INTO {_table(Submission)} {INSERT_COLUMNS}"
-        f" SELECT %s, %s, %s, %s::jsonb{inserted_if} RETURNING id)"
+        f" SELECT %s, %s, %s, %s::jsonb WHERE {inserted_if} RETURNING id)"
     )
     params += row
     parts.append(
@@ -326,6 +363,13 @@ def _write_one_statement(
             f" WHERE id IN ({_placeholders(len(tally_ids))}) AND EXISTS (SELECT FROM counted))"
         )
         params += tally_ids
-    cursor.execute(f"WITH {', '.join(parts)} SELECT id FROM new", params)
-    found = cursor.fetchone()
-    return None if found is None else found[0]
+    cursor.execute(
+        f"WITH {', '.join(parts)} SELECT (SELECT id FROM new), EXISTS (SELECT FROM unchanged)",
+        params,
+    )
+    submission_pk, unchanged = cursor.fetchone()
+    if not unchanged:
+        raise SurveyChanged
+    if submission_pk is None:
+        raise SubmissionError(INVITATION_USED, 403)
+    return submission_pk

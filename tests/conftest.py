@@ -8,6 +8,7 @@ from django.contrib.auth.models import Group, User
 from django.core.cache import cache
 
 from surveys.models import Choice, Question, Survey
+from surveys.views.respond import OPEN_SURVEYS
 
 CHROMIUM = os.getenv("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -22,8 +23,10 @@ CHROMIUM_ARGS = [
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    """Rate-limit counters live in the cache: each test starts with none."""
+    """Rate-limit counters live in the cache, open surveys in the endpoint's memory: each
+    test starts with none."""
     cache.clear()
+    OPEN_SURVEYS.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ from django.test import Client
 from django.urls import reverse
 
 from surveys.models import Invitation, Submission, Survey
-from surveys.views.respond import SUBMIT_MAX_BYTES
+from surveys.views.respond import OPEN_SURVEYS, SUBMIT_MAX_BYTES
 from tests.test_submissions import KEY, assert_nothing_stored, questions
 
 pytestmark = pytest.mark.django_db
@@ -312,6 +312,42 @@ def test_it_refuses_submissions_to_drafts_and_closed_surveys(
     assert response.status_code == code
     assert response.json()["ok"] is False
     assert_nothing_stored(survey)
+
+
+def remembered(client: Client, survey: Survey) -> None:
+    """One accepted submission, after which the endpoint holds the survey in memory."""
+    assert submit(client, survey, body(survey, idempotency_key="first-key-0")).status_code == 201
+    assert OPEN_SURVEYS[survey.public_id] == survey.pk
+
+
+@pytest.mark.parametrize(
+    ("change", "code"),
+    [
+        (lambda survey: survey.close(), 410),
+        (lambda survey: Survey.objects.filter(pk=survey.pk).update(invitation_only=True), 403),
+        (lambda survey: Survey.objects.filter(pk=survey.pk).delete(), 404),
+    ],
+    ids=["closed", "invitation-only", "deleted"],
+)
+def test_it_sees_a_change_to_a_survey_it_remembers(client, survey, change, code):
+    remembered(client, survey)
+    data = body(survey)
+    change(Survey.objects.get(pk=survey.pk))  # as another process would, behind its back
+    response = submit(client, survey, data)
+    assert response.status_code == code and response.json()["ok"] is False
+    assert survey.public_id not in OPEN_SURVEYS
+    assert Submission.objects.count() == (1 if code != 404 else 0)
+    assert Survey.objects.filter(response_count=2).count() == 0
+
+
+def test_it_accepts_again_once_a_remembered_survey_is_reopened(client, survey):
+    remembered(client, survey)
+    Survey.objects.get(pk=survey.pk).close()
+    assert submit(client, survey, body(survey)).status_code == 410
+    Survey.objects.get(pk=survey.pk).open()
+    assert submit(client, survey, body(survey)).status_code == 201
+    survey.refresh_from_db()
+    assert survey.response_count == 2
 
 
 def test_it_refuses_submissions_to_an_unknown_survey(client):

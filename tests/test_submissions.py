@@ -331,3 +331,28 @@ def test_it_sees_the_tally_rows_of_a_survey_opened_after_it_was_refused(research
     assert created
     assert tally_counts(survey) == {q.pk: [0, 1] + [0] * (q.mechanism().k - 2)
                                     for q in questions(survey)}
+
+
+@pytest.mark.parametrize(
+    ("change", "code"),
+    [({"status": Survey.Status.CLOSED}, 410), ({"invitation_only": True}, 403)],
+)
+def test_it_checks_the_survey_again_as_it_writes(survey, change, code):
+    """A survey read before it changed (as the endpoint keeps open surveys in memory) is read
+    again when the write finds it changed, and the submission decided anew."""
+    Survey.objects.filter(pk=survey.pk).update(**change)
+    with pytest.raises(SubmissionError) as error:
+        submission_create(survey=survey, reports=valid_reports(survey), idempotency_key=KEY)
+    assert error.value.status == code
+    assert all(getattr(survey, field) == value for field, value in change.items())
+    assert_nothing_stored(survey)
+
+
+def test_it_asks_to_send_again_when_the_survey_keeps_changing(survey, monkeypatch):
+    def always_changed(*args):
+        raise submissions.SurveyChanged
+
+    monkeypatch.setattr(submissions, "_store", always_changed)
+    with pytest.raises(SubmissionError) as error:
+        submission_create(survey=survey, reports=valid_reports(survey), idempotency_key=KEY)
+    assert error.value.status == 409 and "send them again" in error.value.message

@@ -201,7 +201,7 @@ def respond_submit(request: HttpRequest, public_id: str) -> JsonResponse:
             "Please wait a minute, then press the button again: your answers are still here.",
             429,
         )
-    survey = _get_survey(public_id)
+    survey = _submission_survey(public_id)
     if survey is None:
         return _error("There is no survey at this address.", 404)
     if request.content_type != "application/json":
@@ -215,16 +215,28 @@ def respond_submit(request: HttpRequest, public_id: str) -> JsonResponse:
             survey=survey, reports=reports, idempotency_key=key, invitation_token=token
         )
     except SubmissionError as error:
+        OPEN_SURVEYS.pop(public_id, None)  # it may have changed: read it afresh next time
         return _error(error.message, error.status)
+    _remember(survey)
     received = submission.reports
     return JsonResponse({"ok": True, "received": received}, status=201 if created else 200)
 
 
-def _get_survey(public_id: str) -> Survey | None:
+OPEN_SURVEYS: dict[str, int] = {}
+"""public_id -> pk of surveys last seen open and not invitation-only, in this process: most
+submissions go to one, and then the survey need not be read before it is written (the write
+checks that it is still so; see `submission_create`)."""
+OPEN_SURVEYS_MAX = 1000
+
+
+def _submission_survey(public_id: str) -> Survey | None:
     """The survey at `public_id`, with only the fields a submission needs (others load when
-    read). Plain SQL: on the busiest endpoint, building the ORM's query costs more than the
-    database's work."""
+    read): from OPEN_SURVEYS, or else read with plain SQL (on the busiest endpoint, building
+    the ORM's query costs more than the database's work)."""
     fields = ["id", "public_id", "status", "invitation_only"]
+    pk = OPEN_SURVEYS.get(public_id)
+    if pk is not None:
+        return Survey.from_db(connection.alias, fields, [pk, public_id, Survey.Status.OPEN, False])
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT {', '.join(fields)} FROM {connection.ops.quote_name(Survey._meta.db_table)}"
@@ -236,6 +248,16 @@ def _get_survey(public_id: str) -> Survey | None:
         return None
     pk, public_id, status, invitation_only = row
     return Survey.from_db(connection.alias, fields, [pk, public_id, status, bool(invitation_only)])
+
+
+def _remember(survey: Survey) -> None:
+    """Keep `survey` in OPEN_SURVEYS if it is open to all (as read, or found by the write)."""
+    if survey.is_open and not survey.invitation_only:
+        if len(OPEN_SURVEYS) >= OPEN_SURVEYS_MAX:
+            OPEN_SURVEYS.clear()
+        OPEN_SURVEYS[survey.public_id] = survey.pk
+    else:
+        OPEN_SURVEYS.pop(survey.public_id, None)
 
 
 class InvitationForm(forms.Form):
