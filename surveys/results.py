@@ -254,7 +254,7 @@ def report_rows(survey: Survey) -> Iterator[list[str]]:
             if report is None:
                 row += [""] * width
             else:  # a unary report is a list of k bits: one column per bit
-                row += [str(bit) for bit in report] if width > 1 else [str(report)]
+                row += map(str, report) if width > 1 else [str(report)]
         yield row
 
 
