@@ -71,7 +71,7 @@ def frozen_questions(survey: Survey) -> tuple[FrozenQuestion, ...]:
     rows exist whenever it is open (`Survey.open` creates them before it sets the status) and
     are never removed. So the key is the pk, the random public_id (a recreated pk, as in
     rolled-back tests, is another survey) and the status: an entry loaded while the survey is
-    open has every tally row. A deleted survey is never looked up: finding it fails first."""
+    open has every tally row. Loading a deleted survey raises Survey.DoesNotExist."""
     return _load_frozen_questions(survey.pk, survey.public_id, survey.status)
 
 
@@ -119,7 +119,7 @@ def submission_create(
         )
     try:
         return _create(survey, reports, idempotency_key, invitation_token)
-    except SurveyChanged:
+    except (SurveyChanged, Survey.DoesNotExist):
         try:
             survey.refresh_from_db(fields=["status", "invitation_only"])
         except Survey.DoesNotExist:

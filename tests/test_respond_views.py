@@ -11,6 +11,7 @@ from django.test import Client
 from django.urls import reverse
 
 from surveys.models import Invitation, Submission, Survey
+from surveys.submissions import _load_frozen_questions as frozen_questions
 from surveys.views.respond import OPEN_SURVEYS, SUBMIT_MAX_BYTES
 from tests.test_submissions import KEY, assert_nothing_stored, questions
 
@@ -333,6 +334,7 @@ def test_it_sees_a_change_to_a_survey_it_remembers(client, survey, change, code)
     remembered(client, survey)
     data = body(survey)
     change(Survey.objects.get(pk=survey.pk))  # as another process would, behind its back
+    frozen_questions.cache_clear()  # as in a process that has not seen it for a while
     response = submit(client, survey, data)
     assert response.status_code == code and response.json()["ok"] is False
     assert survey.public_id not in OPEN_SURVEYS
