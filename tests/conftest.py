@@ -6,6 +6,7 @@ import shutil
 import pytest
 from django.contrib.auth.models import Group, User
 from django.core.cache import cache
+from django.db import connections
 
 from surveys.models import Choice, Question, Survey
 from surveys.views.respond import OPEN_SURVEYS
@@ -111,6 +112,10 @@ def browser():
         instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield instance
         instance.close()
+        # While Playwright's event loop runs, Django keeps this thread's database connections
+        # apart from the usual ones (as for async code); close them, or PostgreSQL refuses to
+        # drop the test database at the end ("being accessed by other users").
+        connections.close_all()
 
 
 @pytest.fixture
