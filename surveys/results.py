@@ -249,12 +249,9 @@ def report_rows(survey: Survey) -> Iterator[list[str]]:
     )
     for number, reports in enumerate(submissions, start=1):
         row = [str(number)]
-        for question, width in widths.items():
-            report = reports.get(question)
-            if report is None:
-                row += [""] * width
-            else:  # a unary report is a list of k bits: one column per bit
-                row += map(str, report) if width > 1 else [str(report)]
+        for question, width in widths.items():  # every submission answers every question
+            report = reports[question]  # a unary report is a list of k bits: a column each
+            row += map(str, report) if width > 1 else [str(report)]
         yield row
 
 
