@@ -2,12 +2,11 @@
 
 from django.contrib import admin
 from django.core.exceptions import ValidationError
-from django.db.models import Sum
 from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html_join
 
-from surveys.models import Choice, PrivacyPolicy, Question, Survey
+from surveys.models import TOTAL_EPSILON, Choice, PrivacyPolicy, Question, Survey
 
 FROZEN_QUESTION_FIELDS = ["order", "text", "help_text", "kind", "epsilon", "mechanism_override"]
 
@@ -71,11 +70,11 @@ class SurveyAdmin(admin.ModelAdmin):
     inlines = [QuestionInline]
 
     def get_queryset(self, request: HttpRequest):
-        return super().get_queryset(request).annotate(epsilon_sum=Sum("questions__epsilon"))
+        return super().get_queryset(request).annotate(epsilon_sum=TOTAL_EPSILON)
 
     @admin.display(description="Total epsilon", ordering="epsilon_sum")
     def epsilon_total(self, survey: Survey) -> str:
-        return f"{survey.epsilon_sum or 0:g}"
+        return f"{survey.epsilon_sum:g}"
 
     actions = ["open_surveys", "close_surveys"]
 

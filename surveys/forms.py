@@ -100,3 +100,15 @@ class ConfirmDeleteForm(forms.Form):
         required=True,
         label="I understand that all responses to this survey will be deleted for good.",
     )
+
+
+class InvitationForm(forms.Form):
+    count = forms.IntegerField(
+        label="Number of new links", min_value=1, max_value=10_000, initial=100
+    )
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.helper = FormHelper()
+        self.helper.form_tag = False
+

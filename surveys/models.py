@@ -8,7 +8,9 @@ whatever the number of responses.
 from __future__ import annotations
 
 import math
+import re
 import secrets
+from collections.abc import Iterable
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -19,18 +21,25 @@ from django.utils import timezone
 
 from surveys import ldp
 
-# No policy may allow more than this per question: beyond it randomized response keeps the
-# true answer with probability > 0.999999998, which protects nothing. It also gives the
-# database constraint an upper bound, which rejects infinity and (on PostgreSQL) NaN.
-EPSILON_HARD_MAX = 20.0
-
 
 def validate_epsilon_value(value: float) -> None:
-    """A privacy parameter must be a finite number greater than zero."""
+    """A privacy parameter must be a finite number greater than zero, and at most
+    ``ldp.MAX_EPSILON``: no policy may allow more than the mechanisms accept."""
     if value is None or not math.isfinite(value) or value <= 0:
         raise ValidationError("Epsilon must be a finite number greater than 0.")
-    if value > EPSILON_HARD_MAX:
-        raise ValidationError(f"Epsilon can be at most {EPSILON_HARD_MAX:g}.")
+    if value > ldp.MAX_EPSILON:
+        raise ValidationError(f"Epsilon can be at most {ldp.MAX_EPSILON:g}.")
+
+
+def total_epsilon(questions: Iterable[Question]) -> float:
+    """A survey's privacy cost per respondent, from its questions: by sequential composition,
+    the sum of their epsilons (0 for none)."""
+    return sum((question.epsilon for question in questions), 0.0)
+
+
+TOTAL_EPSILON = Sum("questions__epsilon", default=0.0)
+"""``total_epsilon`` summed by the database, to annotate (and sort) a list of surveys without
+loading their questions."""
 
 
 class PrivacyPolicy(models.Model):
@@ -66,7 +75,7 @@ class PrivacyPolicy(models.Model):
                 condition=models.Q(default_epsilon__gt=0)
                 & models.Q(max_question_epsilon__gt=0)
                 & models.Q(max_survey_epsilon__gt=0)
-                & models.Q(max_question_epsilon__lte=EPSILON_HARD_MAX)
+                & models.Q(max_question_epsilon__lte=ldp.MAX_EPSILON)
                 & models.Q(default_epsilon__lte=models.F("max_question_epsilon")),
                 name="privacy_policy_epsilons_valid",
             ),
@@ -90,6 +99,11 @@ class PrivacyPolicy(models.Model):
     def current(cls) -> PrivacyPolicy:
         policy, _ = cls.objects.get_or_create(pk=1)
         return policy
+
+
+PUBLIC_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""The alphabet of secrets.token_urlsafe, which makes survey ids and invitation tokens: anything
+else cannot name a survey or an invitation, and is refused before it reaches the database."""
 
 
 def new_public_id() -> str:
@@ -145,10 +159,6 @@ class Survey(models.Model):
     def is_frozen(self) -> bool:
         """Once opened, questions, choices, epsilons and mechanisms never change again."""
         return not self.is_draft
-
-    def total_epsilon(self) -> float:
-        """The survey's privacy cost per respondent: by sequential composition, the sum."""
-        return sum(q.epsilon for q in self.questions.all())
 
     def ordered_questions(self) -> models.QuerySet[Question]:
         return self.questions.order_by("order", "pk").prefetch_related("choices")
@@ -213,7 +223,7 @@ class Survey(models.Model):
             if question.kind == Question.Kind.CATEGORICAL and len(question.labels()) < 2:
                 problems.append(f"“{question.text}” needs at least two choices.")
         policy = PrivacyPolicy.current()
-        total = sum(q.epsilon for q in questions)
+        total = total_epsilon(questions)
         if total > policy.max_survey_epsilon + 1e-9:
             problems.append(
                 f"The total epsilon {total:g} is above the site's limit of "
@@ -251,12 +261,21 @@ class Question(models.Model):
     # The mechanism's full specification, frozen when the survey opens. Reports were
     # randomized with exactly these parameters, so they can never change afterwards.
     spec = models.JSONField(null=True, blank=True, editable=False)
+    simulated_truth = models.JSONField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="The true share of each answer (k numbers adding up to 1) that simulated "
+        "responses are drawn from. Only the demo survey has it; its results show it beside "
+        "the estimates.",
+    )
 
     class Meta:
         ordering = ["order", "pk"]
         constraints = [
+            # The upper bound also makes the database reject infinity and (on PostgreSQL) NaN.
             models.CheckConstraint(
-                condition=models.Q(epsilon__gt=0) & models.Q(epsilon__lte=EPSILON_HARD_MAX),
+                condition=models.Q(epsilon__gt=0) & models.Q(epsilon__lte=ldp.MAX_EPSILON),
                 name="question_epsilon_positive_finite",
             ),
         ]
@@ -280,8 +299,7 @@ class Question(models.Model):
         if self.epsilon > policy.max_question_epsilon + 1e-9:
             limit = policy.max_question_epsilon
             raise ValidationError({"epsilon": f"This site allows at most {limit:g} per question."})
-        others = self.survey.questions.exclude(pk=self.pk).aggregate(total=Sum("epsilon"))
-        total = (others["total"] or 0.0) + self.epsilon
+        total = total_epsilon(self.survey.questions.exclude(pk=self.pk)) + self.epsilon
         if total > policy.max_survey_epsilon + 1e-9:
             raise ValidationError(
                 {

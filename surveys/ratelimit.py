@@ -1,7 +1,9 @@
-"""Cache-backed rate limits per client, without keeping anyone's address.
+"""Rate limits per client, without keeping anyone's address.
 
 A client is identified by an HMAC of its IP address under the site's secret key. The
-counter lives in the cache for one time window and is never written with a report.
+counter lives in the cache for one time window and is never written with a report. Every
+worker and app server shares that cache (see CACHES in the settings) and increments the
+counter atomically, so a limit holds exactly however many of them answer a client.
 """
 
 from __future__ import annotations
@@ -35,9 +37,9 @@ def is_limited(request: HttpRequest, scope: str, rate: str) -> bool:
     limit, window = parse_rate(rate)
     bucket = int(time.time() // window)
     key = f"ratelimit:{scope}:{client_id(request)}:{bucket}"
-    cache.add(key, 0, timeout=window + 1)
     try:
-        return cache.incr(key) > limit
-    except ValueError:  # expired between add and incr: this is the window's first request
-        cache.set(key, 1, timeout=window + 1)
-        return False
+        count = cache.incr(key)
+    except ValueError:  # no counter yet: the client's first request in this window
+        # add is atomic: if another first request added the counter meanwhile, count on it.
+        count = 1 if cache.add(key, 1, timeout=window + 1) else cache.incr(key)
+    return count > limit

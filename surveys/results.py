@@ -20,7 +20,7 @@ from typing import Any
 from django.core.cache import cache
 
 from surveys import ldp
-from surveys.models import Question, Survey, Tally
+from surveys.models import Question, Survey, Tally, total_epsilon
 
 TARGET_MARGIN = 0.05
 """The margin of error (95%, in proportion) the planner line aims at: plus or minus 5 points."""
@@ -40,25 +40,23 @@ EXPORT_CHUNK = 2000
 """Reports fetched per round trip while streaming the export: memory stays flat."""
 
 
-def survey_results(survey: Survey, truth: dict[int, list[float]] | None = None) -> dict[str, Any]:
+def survey_results(survey: Survey) -> dict[str, Any]:
     """Everything the dashboard shows, as JSON-ready data (floats are proportions in [0, 1]).
 
-    ``truth`` (question id -> true distribution) is only given for the simulated demo, whose
-    truth is known; it is then shown next to each estimate.
-
-    Once a survey is open its questions are frozen and its tallies change only together with
-    its response count, in each submission's transaction. The estimates of an opened survey
-    are therefore a function of (survey, opened_at, response count, truth) and are cached
-    under that key (the ``snapshot``): a page view after the first costs one cache read, and
-    a new response changes the key, so they are never stale. Drafts are not cached.
+    Once a survey is open its questions (with any simulated truth) are frozen and its tallies
+    change only together with its response count, in each submission's transaction. The
+    estimates of an opened survey are therefore a function of (survey, opened_at, response
+    count) and are cached under that key (the ``snapshot``): a page view after the first
+    costs one cache read, and a new response changes the key, so they are never stale.
+    Drafts are not cached.
     """
-    snapshot = _snapshot(survey, survey.response_count, truth)
+    snapshot = _snapshot(survey, survey.response_count)
     computed = cache.get(f"survey-results:{snapshot}") if snapshot else None
     if computed is None:
         counts, n = _support_counts(survey)
-        computed = _questions_results(survey, counts, n, truth)
+        computed = _questions_results(survey, counts, n)
         # Stored under the n actually read, which may already be ahead of survey.response_count.
-        computed["snapshot"] = _snapshot(survey, n, truth)
+        computed["snapshot"] = _snapshot(survey, n)
         if computed["snapshot"]:
             cache.set(f"survey-results:{computed['snapshot']}", computed, CACHE_SECONDS)
     return {
@@ -76,28 +74,20 @@ def survey_results(survey: Survey, truth: dict[int, list[float]] | None = None) 
     }
 
 
-def _snapshot(survey: Survey, n: int, truth: dict[int, list[float]] | None) -> str | None:
+def _snapshot(survey: Survey, n: int) -> str | None:
     if survey.is_draft or survey.opened_at is None:
         return None
-    inputs = json.dumps([survey.pk, survey.opened_at.isoformat(), n, truth], sort_keys=True)
+    inputs = json.dumps([survey.pk, survey.opened_at.isoformat(), n])
     return hashlib.sha256(inputs.encode()).hexdigest()[:32]
 
 
-def _questions_results(
-    survey: Survey,
-    counts: dict[int, list[int]],
-    n: int,
-    truth: dict[int, list[float]] | None,
-) -> dict[str, Any]:
+def _questions_results(survey: Survey, counts: dict[int, list[int]], n: int) -> dict[str, Any]:
     questions = list(survey.ordered_questions())
     return {
         "n": n,
-        # Sequential composition, as Survey.total_epsilon(), without another query.
-        "total_epsilon": sum(question.epsilon for question in questions),
+        "total_epsilon": total_epsilon(questions),
         "questions": [
-            question_results(
-                question, position, counts.get(question.pk), n, (truth or {}).get(question.pk)
-            )
+            question_results(question, position, counts.get(question.pk), n)
             for position, question in enumerate(questions, start=1)
         ],
     }
@@ -122,11 +112,7 @@ def _support_counts(survey: Survey) -> tuple[dict[int, list[int]], int]:
 
 
 def question_results(
-    question: Question,
-    position: int,
-    counts: list[int] | None,
-    n: int,
-    truth: list[float] | None = None,
+    question: Question, position: int, counts: list[int] | None, n: int
 ) -> dict[str, Any]:
     """One question's results from its k support counts and the number of reports n.
 
@@ -141,7 +127,8 @@ def question_results(
       and widening keeps at least the Wald interval's coverage;
     - ``support_count`` (randomized reports supporting it), ``unbiased`` with its
       ``std_error`` and Wald interval (``unbiased_ci_low``/``_high``), and ``mle``;
-    - ``truth`` for the simulated demo only.
+    - ``truth``: the true share the simulation was drawn from, for the simulated demo only
+      (``Question.simulated_truth``); otherwise None.
     """
     mechanism = question.mechanism()
     labels = question.labels()
@@ -166,6 +153,7 @@ def question_results(
         return result
     estimate = mechanism.estimate(counts, n)
     low, high = headline_intervals(estimate)
+    truth = question.simulated_truth
     result["categories"] = [
         {
             "index": c,
@@ -184,6 +172,12 @@ def question_results(
         for c in range(mechanism.k)
     ]
     return result
+
+
+def shows_truth(question: dict[str, Any]) -> bool:
+    """Whether a question's results (from ``question_results``) carry true shares, which only
+    the simulated demo's do."""
+    return any(category["truth"] is not None for category in question["categories"] or [])
 
 
 def headline_intervals(estimate: ldp.Estimate) -> tuple[list[float], list[float]]:
@@ -269,10 +263,11 @@ def export_metadata(survey: Survey) -> dict[str, Any]:
     ``ldp.from_spec(question["mechanism"])`` rebuilds the mechanism, whose ``estimate`` gives
     the dashboard's numbers from the support counts of the CSV's columns.
     """
-    questions = []
-    for position, question in enumerate(survey.ordered_questions(), start=1):
+    questions = list(survey.ordered_questions())
+    described = []
+    for position, question in enumerate(questions, start=1):
         mechanism = question.mechanism()
-        questions.append({
+        described.append({
             "position": position,
             "text": question.text,
             "help_text": question.help_text,
@@ -290,11 +285,11 @@ def export_metadata(survey: Survey) -> dict[str, Any]:
             "title": survey.title,
             "status": survey.status,
             "opened_at": survey.opened_at.isoformat() if survey.opened_at else None,
-            "total_epsilon": survey.total_epsilon(),
+            "total_epsilon": total_epsilon(questions),
         },
         "privacy": PRIVACY_NOTE,
         "rows": "One row per submission; 'response' numbers them in the order they arrived.",
-        "questions": questions,
+        "questions": described,
     }
 
 

@@ -1,11 +1,9 @@
 """Simulated respondents, for the demo survey and the benchmarks.
 
 True answers are drawn from known distributions and randomized with each question's frozen
-mechanism by the core's reference randomizer (``Mechanism.perturb``), then stored exactly as
-``surveys.submissions.submission_create`` stores a browser's reports: the same stored form,
-tallies raised by each report's support, and ``response_count`` raised by one per respondent,
-all in one transaction. Only the bulk writing differs, so that thousands (or, for the
-benchmark, a million) of respondents take seconds rather than minutes.
+mechanism by the core's reference randomizer (``Mechanism.perturb``), then stored through
+the same write path as a browser's reports (``surveys.submissions.store``), thousands of
+respondents per transaction, so that a million take a minute rather than hours.
 """
 
 from __future__ import annotations
@@ -15,44 +13,31 @@ import secrets
 from collections.abc import Mapping
 
 import numpy as np
-from django.db import transaction
-from django.db.models import F
 
-from surveys.models import Submission, Survey, Tally
-from surveys.submissions import stored_form
+from surveys.models import Submission, Survey
+from surveys.submissions import store, stored_form
 
 DEMO_TITLE = "Cannabis use (demo)"
-DEMO_USERNAME = "researcher"
 DEMO_TRUTH: tuple[tuple[float, ...], ...] = (
     (0.75, 0.25),  # Used cannabis in the past 12 months? No / Yes
     (0.70, 0.10, 0.06, 0.05, 0.04, 0.05),  # How often? Never ... Daily, Prefer not to say
 )
-"""The true distribution of each demo question, by position. Only the demo knows its truth:
-the dashboard shows it beside the estimates so that people trying the site can judge them."""
+"""The true distribution of each demo question, by position, which the demo command stores on
+the questions (``Question.simulated_truth``). Only the demo knows its truth: the dashboard
+shows it beside the estimates so that people trying the site can judge them."""
 
 BATCH = 5000
-"""Respondents written per round of bulk inserts."""
-
-
-def demo_truth(survey: Survey) -> dict[int, list[float]] | None:
-    """Question id -> true distribution for the demo survey (titled ``DEMO_TITLE``, owned by
-    ``DEMO_USERNAME``, with questions shaped like ``DEMO_TRUTH``); None for any other."""
-    if survey.title != DEMO_TITLE or survey.owner.get_username() != DEMO_USERNAME:
-        return None
-    questions = list(survey.ordered_questions())
-    if [len(t) for t in DEMO_TRUTH] != [q.mechanism().k for q in questions]:
-        return None
-    return {question.pk: list(t) for question, t in zip(questions, DEMO_TRUTH, strict=True)}
+"""Respondents written per transaction."""
 
 
 def load_demo_responses(survey: Survey, n: int = 3000, seed: int = 20240917) -> None:
-    """Fill the (open) demo survey with ``n`` simulated respondents drawn from ``DEMO_TRUTH``."""
-    truth = demo_truth(survey)
-    if truth is None:
-        raise ValueError(
-            f"The demo survey must be titled {DEMO_TITLE!r}, be owned by {DEMO_USERNAME!r} and "
-            f"have questions with {[len(t) for t in DEMO_TRUTH]} answers."
-        )
+    """Fill the (open) demo survey with ``n`` simulated respondents drawn from the true shares
+    stored on its questions (``Question.simulated_truth``); ValueError if one has none."""
+    truth = {
+        question.pk: question.simulated_truth
+        for question in survey.ordered_questions()
+        if question.simulated_truth is not None
+    }
     simulate_responses(survey, n, truth, seed)
 
 
@@ -82,36 +67,33 @@ def simulate_responses(
 
 def store_reports(survey: Survey, reports: Mapping[int, np.ndarray]) -> None:
     """Store one submission per row of ``reports`` (question id -> the n reports of every
-    question, as ``Mechanism.perturb`` returns them), with tallies and response count, in one
-    transaction. Every question of the survey needs its n reports."""
+    question, as ``Mechanism.perturb`` returns them) through the one write path
+    (``surveys.submissions.store``), ``BATCH`` respondents per transaction. Every question of
+    the survey needs its n reports."""
     questions = list(survey.ordered_questions())
     sizes = {len(reports.get(question.pk, ())) for question in questions}
     if len(sizes) != 1:
         raise ValueError("Every question needs the same number of reports.")
     n = sizes.pop()
     mechanisms = {question.pk: question.mechanism() for question in questions}
-    with transaction.atomic():
-        for start in range(0, n, BATCH):
-            columns = {
-                question.pk: reports[question.pk][start : start + BATCH].tolist()
-                for question in questions
-            }
-            Submission.objects.bulk_create(
-                Submission(
-                    survey=survey,
-                    idempotency_key=secrets.token_urlsafe(24),
-                    reports=stored_form(
-                        {pk: mechanisms[pk].validate_report(column[i])
-                         for pk, column in columns.items()}
-                    ),
-                )
-                for i in range(min(BATCH, n - start))
+    for start in range(0, n, BATCH):
+        batch = {pk: reports[pk][start : start + BATCH] for pk in mechanisms}
+        columns = {pk: rows.tolist() for pk, rows in batch.items()}
+        submissions = [
+            Submission(
+                survey=survey,
+                idempotency_key=secrets.token_urlsafe(24),
+                reports=stored_form(
+                    {pk: mechanisms[pk].validate_report(column[i])
+                     for pk, column in columns.items()}
+                ),
             )
-        for question in questions:
-            support = mechanisms[question.pk].support_counts(reports[question.pk])
-            for index, count in enumerate(support.tolist()):
-                Tally.objects.filter(question=question, index=index).update(
-                    count=F("count") + count
-                )
-        Survey.objects.filter(pk=survey.pk).update(response_count=F("response_count") + n)
+            for i in range(len(batch[questions[0].pk]))
+        ]
+        support = {
+            (pk, index): count
+            for pk, rows in batch.items()
+            for index, count in enumerate(mechanisms[pk].support_counts(rows).tolist())
+        }
+        store(survey, submissions, support)
     survey.refresh_from_db(fields=["response_count"])

@@ -1,8 +1,33 @@
-from django.urls import path
+"""Every page of the app, in one list: respondents' pages first, then researchers'."""
 
-from surveys.views import authoring, pages
+from django.urls import path, register_converter
+
+from surveys.models import PUBLIC_TOKEN
+from surveys.views import authoring, invitations, pages, respond, results
+
+
+class PublicTokenConverter:
+    """Survey ids and invitation tokens: anything outside their alphabet is refused before it
+    reaches the database."""
+
+    regex = PUBLIC_TOKEN.pattern
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+register_converter(PublicTokenConverter, "public")
 
 urlpatterns = [
+    # Respondents
+    path("s/<public:public_id>/", respond.respond, name="respond"),
+    path("s/<public:public_id>/submit/", respond.respond_submit, name="respond-submit"),
+    path("s/<public:public_id>/thanks/", respond.respond_thanks, name="respond-thanks"),
+    path("i/<public:token>/", respond.respond_invitation, name="respond-invitation"),
+    # Researchers: authoring
     path("", pages.home, name="home"),
     path("surveys/", authoring.survey_list, name="survey-list"),
     path("surveys/new/", authoring.survey_create, name="survey-create"),
@@ -18,4 +43,19 @@ urlpatterns = [
     path("questions/<int:pk>/delete/", authoring.question_delete, name="question-delete"),
     path("questions/<int:pk>/move/", authoring.question_move, name="question-move"),
     path("epsilon/explain/", authoring.epsilon_explain, name="epsilon-explain"),
+    # Researchers: invitations
+    path("surveys/<int:pk>/invitations/", invitations.invitation_list, name="invitation-list"),
+    path("surveys/<int:pk>/invitations.csv", invitations.invitation_csv, name="invitation-csv"),
+    # Researchers: results and exports
+    path("surveys/<int:pk>/results/", results.survey_results, name="survey-results"),
+    path("surveys/<int:pk>/results.json", results.survey_results_json, name="survey-results-json"),
+    path(
+        "surveys/<int:pk>/export/reports.csv", results.export_reports_csv, name="export-reports-csv"
+    ),
+    path("surveys/<int:pk>/export/metadata.json", results.export_metadata, name="export-metadata"),
+    path(
+        "surveys/<int:pk>/export/estimates.csv",
+        results.export_estimates_csv,
+        name="export-estimates-csv",
+    ),
 ]

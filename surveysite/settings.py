@@ -153,10 +153,18 @@ PERMISSIONS_POLICY = (
     "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()"
 )
 
-# The cache holds rate-limit counters. Local memory is per process; with several app
-# servers set REDIS_URL so that they share one count.
+# The cache holds rate-limit counters (and computed results), shared by every worker and
+# app server so that a limit holds across all of them: the database's table `cache_table`
+# (created by `migrate`), or Redis if REDIS_URL is set. Not local memory: each worker would
+# count apart and let a client through up to (number of workers) times the limit.
 CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    "default": {
+        "BACKEND": "surveysite.cache.CountingDatabaseCache",
+        "LOCATION": "cache_table",
+        # Expired entries are deleted as counting goes. Past MAX_ENTRIES live ones Django
+        # deletes a third, resetting those clients' counts; every write counts the rows.
+        "OPTIONS": {"MAX_ENTRIES": 10000},
+    }
     if not os.getenv("REDIS_URL")
     else {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",

@@ -5,12 +5,9 @@ from django.urls import include, path
 from surveys.views.pages import limit_sign_in
 
 urlpatterns = [
-    # First: the respondents' pages, and their submission endpoint, the busiest URL of all.
-    path("", include("surveys.urls_respond")),
     path("admin/login/", limit_sign_in(admin.site.login)),
     path("admin/", admin.site.urls),
     path("accounts/login/", limit_sign_in(LoginView.as_view()), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("surveys.urls")),
-    path("", include("surveys.urls_results")),
 ]

@@ -9,7 +9,6 @@ from django.core.cache import cache
 from django.db import connections
 
 from surveys.models import Choice, Question, Survey
-from surveys.views.respond import OPEN_SURVEYS
 
 CHROMIUM = os.getenv("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -23,11 +22,15 @@ CHROMIUM_ARGS = [
 
 
 @pytest.fixture(autouse=True)
-def _fresh_cache():
-    """Rate-limit counters live in the cache, open surveys in the endpoint's memory: each
-    test starts with none."""
-    cache.clear()
-    OPEN_SURVEYS.clear()
+def _fresh_cache(request):
+    """Rate-limit counters and computed results live in the cache, a table of the test
+    database: each test that uses the database starts with none. Others have no cache to
+    clear, and may not touch the database."""
+    if {"db", "transactional_db", "live_server"} & set(request.fixturenames) or (
+        request.node.get_closest_marker("django_db")
+    ):
+        request.getfixturevalue("db")  # transactional_db instead, if the test asks for it
+        cache.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -1,15 +1,17 @@
-"""The real server, for the load and fault tests and the load benchmark: a fresh database,
+"""The real server, for the load and fault tests and the benchmarks: a fresh database,
 gunicorn on a loopback port, and concurrent respondents that speak HTTP as the survey page does.
 
     with fresh_database("sqlite") as url:            # or "postgresql"
         survey = prepare(url)                        # migrate, then an open survey
         with gunicorn_server(url) as server:
-            outcomes = drive(server.url, survey["public_id"], iter(jobs))
+            outcomes = drive(server.url, survey["public_id"], iter(jobs))  # POSTs
+            pages = fetch(server.url, survey["public_id"], path, until=deadline)  # GETs
         stored = audit(url, survey["pk"])
 
 Django runs only in child processes (``python -m tests.load prepare|audit`` with
 DATABASE_URL set), so the caller's own Django configuration and test database are untouched.
-Used by tests/test_load.py, tests/test_faults.py and bench/bench_load.py.
+This is the one harness for throw-away databases and servers: tests/test_load.py,
+tests/test_faults.py and the benchmarks under bench/ all use it.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from http.cookies import SimpleCookie
 from pathlib import Path
@@ -40,9 +42,11 @@ from surveys import ldp
 
 ROOT = Path(__file__).resolve().parent.parent
 POSTGRES_SERVER = os.getenv("LOAD_POSTGRES_URL", "postgres://root@127.0.0.1:5432/postgres")
-"""Where fresh PostgreSQL databases are created (the path names the maintenance database)."""
+"""Where fresh PostgreSQL databases are created (the path names the maintenance database), for
+the tests and the benchmarks alike: the one setting that names a PostgreSQL server here."""
 
 SERVER_ENV = {
+    # Production settings (DEBUG off), as gunicorn gets them; the benchmarks measure with them.
     "DEBUG": "false",
     "SECRET_KEY": "load-test-key-" + "x" * 40,
     "ALLOWED_HOSTS": "127.0.0.1",
@@ -138,6 +142,15 @@ class Server:
         pid = self.process.pid
         return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
 
+    def wait_for_workers(self, count: int, seconds: float = 60) -> bool:
+        """Whether the arbiter has `count` workers within `seconds` (it replaces dead ones)."""
+        deadline = time.monotonic() + seconds
+        while len(self.worker_pids()) != count:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+        return True
+
 
 @contextlib.contextmanager
 def gunicorn_server(
@@ -231,7 +244,10 @@ def connect(url: str) -> http.client.HTTPConnection:
 
 
 class Respondent:
-    """One browser: gets the survey page once for its CSRF cookie, then posts JSON bodies."""
+    """One browser: gets the survey page once for its CSRF cookie, then sends requests as the
+    survey page does. Plain sockets, the same code for GET and POST: http.client would cost
+    the client twice the CPU, which the server on the same cores then lacks, and an equal
+    cost per request keeps the client from favouring either method in a comparison."""
 
     def __init__(self, url: str, public_id: str) -> None:
         page = connect(url)
@@ -246,17 +262,24 @@ class Respondent:
             raise RuntimeError(f"the survey page answered {response.status} without a cookie")
         token = cookies["csrftoken"].value
         self.address = (page.host, page.port)
-        self.headers = (f"Host: {page.host}:{page.port}\r\nConnection: close\r\n"
-                        f"Content-Type: application/json\r\nX-CSRFToken: {token}\r\n"
-                        f"Cookie: csrftoken={token}\r\n")
+        self.page_headers = (f"Host: {page.host}:{page.port}\r\nConnection: close\r\n"
+                             f"Cookie: csrftoken={token}\r\n")
+        self.headers = (f"{self.page_headers}Content-Type: application/json\r\n"
+                        f"X-CSRFToken: {token}\r\n")
+
+    def get(self, path: str) -> tuple[int, bytes]:
+        """(status, body) of a GET on a new connection; (0, b"") as for `post`."""
+        return self._exchange(f"GET {path} HTTP/1.1\r\n{self.page_headers}\r\n".encode())
 
     def post(self, path: str, body: bytes) -> tuple[int, bytes]:
         """(status, body) of a POST on a new connection (gunicorn's sync workers close each
-        anyway); (0, b"") if the connection broke before the whole answer came. Plain sockets:
-        http.client would cost the client twice the CPU, which the server on the same two
-        cores then lacks."""
-        request = (f"POST {path} HTTP/1.1\r\n{self.headers}Content-Length: {len(body)}\r\n\r\n"
-                   .encode() + body)
+        anyway); (0, b"") if the connection broke before the whole answer came."""
+        return self._exchange(
+            f"POST {path} HTTP/1.1\r\n{self.headers}Content-Length: {len(body)}\r\n\r\n"
+            .encode() + body
+        )
+
+    def _exchange(self, request: bytes) -> tuple[int, bytes]:
         try:
             with socket.create_connection(self.address, timeout=120) as connection:
                 connection.sendall(request)
@@ -289,8 +312,6 @@ def drive(
     """
     path = path or f"/s/{public_id}/submit/"
     lock = threading.Lock()
-    outcomes: list[Outcome] = []
-    failures: list[BaseException] = []
 
     def next_job() -> tuple[str, dict] | None:
         if until is not None and time.monotonic() >= until:
@@ -298,27 +319,58 @@ def drive(
         with lock:
             return next(jobs, None)
 
-    def respondent() -> None:
+    def respondent(client: Respondent) -> list[Outcome]:
+        mine = []
+        while (job := next_job()) is not None:
+            key, body = job
+            raw = json.dumps(body).encode()
+            for _ in range(retries + 1):
+                started = time.perf_counter()
+                status, answer = client.post(path, raw)
+                seconds = time.perf_counter() - started
+                mine.append(Outcome(key, status, _json_or_none(answer), seconds))
+                if status:
+                    break
+                time.sleep(0.05)
+        return mine
+
+    return _concurrently(url, public_id, clients, respondent)
+
+
+def fetch(url: str, public_id: str, path: str, *, clients: int = 16, until: float) -> list[Outcome]:
+    """GET `path` over and over from `clients` concurrent respondents (the same client as
+    `drive`'s) until time.monotonic() passes `until`. Returns every attempt (`key`: the path;
+    `answer`: None, as pages are not JSON), in no particular order."""
+
+    def respondent(client: Respondent) -> list[Outcome]:
+        mine = []
+        while time.monotonic() < until:
+            started = time.perf_counter()
+            status, _ = client.get(path)
+            mine.append(Outcome(path, status, None, time.perf_counter() - started))
+        return mine
+
+    return _concurrently(url, public_id, clients, respondent)
+
+
+def _concurrently(
+    url: str, public_id: str, clients: int, work: Callable[[Respondent], list[Outcome]]
+) -> list[Outcome]:
+    """Run `work` in `clients` threads, each with its own Respondent; all their outcomes. An
+    exception in a thread is raised here, after every thread has finished."""
+    lock = threading.Lock()
+    outcomes: list[Outcome] = []
+    failures: list[BaseException] = []
+
+    def run() -> None:
         try:
-            client = Respondent(url, public_id)
-            mine = []
-            while (job := next_job()) is not None:
-                key, body = job
-                raw = json.dumps(body).encode()
-                for _ in range(retries + 1):
-                    started = time.perf_counter()
-                    status, answer = client.post(path, raw)
-                    seconds = time.perf_counter() - started
-                    mine.append(Outcome(key, status, _json_or_none(answer), seconds))
-                    if status:
-                        break
-                    time.sleep(0.05)
+            mine = work(Respondent(url, public_id))
             with lock:
                 outcomes.extend(mine)
         except BaseException as error:  # noqa: BLE001 (re-raised in the caller's thread)
             failures.append(error)
 
-    threads = [threading.Thread(target=respondent) for _ in range(clients)]
+    threads = [threading.Thread(target=run) for _ in range(clients)]
     for thread in threads:
         thread.start()
     for thread in threads:

@@ -4,7 +4,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from surveys.models import Choice, PrivacyPolicy, Question, Survey
+from surveys import ldp
+from surveys.models import TOTAL_EPSILON, Choice, PrivacyPolicy, Question, Survey, total_epsilon
 
 pytestmark = pytest.mark.django_db
 
@@ -84,6 +85,14 @@ def test_it_lists_only_my_surveys_with_status_responses_and_total_epsilon(
     html = client.get(reverse("survey-list")).content.decode()
     assert "Mine" in html and "Theirs" not in html
     assert "1.75" in html and "Open" in html
+
+
+def test_the_database_totals_epsilon_as_the_pages_do(researcher, make_survey):
+    """The survey lists sum epsilons in SQL (TOTAL_EPSILON), the other pages in Python."""
+    for survey in [make_survey(researcher, epsilons=(0.1, 0.2)),
+                   Survey.objects.create(owner=researcher, title="No questions")]:
+        summed = Survey.objects.annotate(total=TOTAL_EPSILON).get(pk=survey.pk).total
+        assert summed == total_epsilon(survey.questions.all())
 
 
 def test_it_paginates_the_survey_list(client, researcher):
@@ -351,6 +360,8 @@ def test_it_explains_an_epsilon_in_numbers(client, researcher):
         {"epsilon": "0"},
         {"epsilon": "x"},
         {"epsilon": "1", "k": "1", "kind": "categorical"},
+        {"epsilon": "1", "k": str(ldp.MAX_CATEGORIES + 1), "kind": "categorical"},
+        {"epsilon": str(ldp.MAX_EPSILON + 0.5)},
         {"epsilon": "1", "kind": "bogus"},
     ],
 )

@@ -7,8 +7,8 @@ import http.client
 import json
 import os
 import signal
+import socket
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from unittest import mock
@@ -23,7 +23,6 @@ from surveysite.middleware import DatabaseUnavailableMiddleware
 from tests.load import (
     WORKERS,
     Respondent,
-    Server,
     connect,
     drive,
     gunicorn_server,
@@ -37,135 +36,68 @@ from tests.test_submissions import assert_nothing_stored, questions, valid_repor
 __all__ = ["database"]  # the fixture, shared with tests/test_load.py
 
 UNAVAILABLE = {"ok": False, "error": DatabaseUnavailableMiddleware.MESSAGE}
-KILLS = 5
-"""Workers killed in the middle of a write transaction, one after another, under load."""
-MIN_JOBS = 2000
+JOBS = 2000
+KILL_AT = {100, 500, 900, 1300, 1700}
+"""The pauses (one per stored submission, and one per attempt of a killed one) at which a
+worker is killed in the middle of its write transaction."""
 CSRF = "c" * 32  # a well-formed token: no page can be fetched for one while the database is down
 
 
-def socket_ports(pid: int) -> set[int]:
-    """Local TCP ports of the process's sockets (Linux /proc)."""
-    inodes = {link[8:-1] for fd in Path(f"/proc/{pid}/fd").iterdir()
-              if (link := os.readlink(fd)).startswith("socket:[")}
-    ports = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        for line in Path(table).read_text().splitlines()[1:]:
-            fields = line.split()
-            if fields[9] in inodes:
-                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
-    return ports
+class Pauses:
+    """The test's end of the pause inside each write transaction (tests/pause_settings.py):
+    answers every worker that reaches it, except at the `kill_at` pauses (counted from 0 in the
+    order workers reach it), where it SIGKILLs the worker instead. A thread serves it while
+    inside the `with` block."""
 
+    def __init__(self, folder: str, kill_at: set[int]) -> None:
+        self.path = str(Path(folder) / "pause.sock")
+        self.kill_at = kill_at
+        self.killed: list[int] = []
+        self.reached = 0
+        self.listener = socket.socket(socket.AF_UNIX)
+        self.listener.bind(self.path)
+        self.listener.listen(64)
+        self.thread = threading.Thread(target=self._serve, daemon=True)
 
-def in_write_transaction(workers: list[int], database_url: str) -> list[int]:
-    """Those of the (stopped) workers that are inside a write transaction: on SQLite, holding
-    the WAL write lock (byte 120 of the -shm file), i.e. between two statements of one; on
-    PostgreSQL, where all of a submission's writes are one statement, whose connection is
-    running that statement (it has been sent, its answer has not been read)."""
-    if database_url.startswith("sqlite:///"):
-        inode = os.stat(database_url.removeprefix("sqlite:///") + "-shm").st_ino
-        holders = {
-            int(fields[4]) for line in Path("/proc/locks").read_text().splitlines()
-            if (fields := line.split())[1:4] == ["POSIX", "ADVISORY", "WRITE"]
-            and fields[5].endswith(f":{inode}") and fields[6] == "120"
-        }
-        return [pid for pid in workers if pid in holders]
-    name = database_url.rsplit("/", 1)[1]
-    ports = {port for (port,) in postgres(
-        "SELECT client_port FROM pg_stat_activity "
-        f"WHERE datname = '{name}' AND state = 'active' AND query LIKE 'WITH %'"
-    )}
-    return [pid for pid in workers if socket_ports(pid) & ports]
+    def __enter__(self) -> "Pauses":
+        self.thread.start()
+        return self
 
+    def __exit__(self, *exc_info) -> None:
+        self.listener.shutdown(socket.SHUT_RDWR)
+        self.listener.close()
+        self.thread.join()
 
-@contextlib.contextmanager
-def writes_held(database_url: str) -> Iterator[None]:
-    """On PostgreSQL, lock the survey rows from another connection while inside, so that every
-    submission's write statement, which updates its survey's row, waits there, in flight,
-    long enough to be caught (a statement alone takes about a millisecond). On SQLite
-    nothing: a write transaction of several statements is caught as it is."""
-    if database_url.startswith("sqlite:///"):
-        yield
-        return
-    import psycopg
-
-    with psycopg.connect(database_url) as connection:  # one transaction, committed at the end
-        connection.execute('SELECT FROM "surveys_survey" FOR UPDATE')
-        yield
-
-
-def kill_mid_transaction(server: Server, database_url: str, tries: int = 500) -> int | None:
-    """Stop every worker; if one is inside a write transaction, SIGKILL it; resume the others.
-    Tried again until one is found; returns the killed pid, or None."""
-    with writes_held(database_url):
-        return _kill_one_writer(server, database_url, tries)
-
-
-def _kill_one_writer(server: Server, database_url: str, tries: int) -> int | None:
-    for _ in range(tries):
-        workers = server.worker_pids()
-        for pid in workers:
-            os.kill(pid, signal.SIGSTOP)
-        try:
-            inside = in_write_transaction(workers, database_url)
-            if inside:
-                os.kill(inside[0], signal.SIGKILL)
-                return inside[0]
-        finally:
-            for pid in workers:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGCONT)
-        time.sleep(0.002)
-    return None
-
-
-def killing(server: Server, database_url: str, jobs: list, killed: list, sent: list) -> Iterator:
-    """Yield `jobs` while a background thread kills KILLS workers, each in the middle of a
-    write transaction and each after the previous one's replacement has booted. The load keeps
-    flowing during the search (a search that held it up would find every worker idle). Stops
-    once the kills are done and at least MIN_JOBS were sent; `sent` gets the number sent."""
-    done = threading.Event()
-
-    def killer() -> None:
-        try:
-            for _ in range(KILLS):
-                deadline = time.monotonic() + 30
-                while time.monotonic() < deadline and (
-                    len(pids := server.worker_pids()) < WORKERS or set(killed) & set(pids)
-                ):
-                    time.sleep(0.05)
-                killed.append(kill_mid_transaction(server, database_url))
-        finally:
-            done.set()
-
-    thread = threading.Thread(target=killer, daemon=True)
-    thread.start()
-    count = 0
-    for count, job in enumerate(jobs, start=1):  # noqa: B007 (count is read after the loop)
-        yield job
-        if done.is_set() and count >= MIN_JOBS:
-            break
-    sent.append(count)
-    done.wait(timeout=60)
+    def _serve(self) -> None:
+        while True:
+            try:
+                worker, _ = self.listener.accept()
+            except OSError:  # closed by __exit__
+                return
+            with worker:
+                pid = int(worker.recv(32))
+                if self.reached in self.kill_at:
+                    os.kill(pid, signal.SIGKILL)
+                    self.killed.append(pid)
+                else:
+                    worker.sendall(b"1")
+            self.reached += 1
 
 
 def test_it_loses_nothing_and_stores_nothing_partial_when_workers_die_mid_transaction(
-    database,
+    database, tmp_path
 ):
     survey = prepare(database)
-    jobs = make_jobs(survey["questions"], 20_000, seed=8, prefix="kill")
-    killed: list[int | None] = []
-    sent: list[int] = []
-    with gunicorn_server(database) as server:
-        sends = killing(server, database, jobs, killed, sent)
-        outcomes = drive(server.url, survey["public_id"], sends, clients=16)
-        deadline = time.monotonic() + 30
-        while len(server.worker_pids()) < WORKERS and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert len(server.worker_pids()) == WORKERS  # the killed ones were replaced
-    assert None not in killed and len(set(killed)) == KILLS, killed
+    jobs = make_jobs(survey["questions"], JOBS, seed=8, prefix="kill")
+    with Pauses(tmp_path, KILL_AT) as pauses, gunicorn_server(
+        database, settings="tests.pause_settings", env={"PAUSE_SOCKET": pauses.path}
+    ) as server:
+        outcomes = drive(server.url, survey["public_id"], iter(jobs), clients=16)
+        assert server.wait_for_workers(WORKERS)  # the killed ones were replaced
+        assert not set(pauses.killed) & set(server.worker_pids())
+    assert len(set(pauses.killed)) == len(KILL_AT), pauses.killed
     # The request each killed worker was writing got no answer, and was sent again.
-    assert sum(outcome.status == 0 for outcome in outcomes) >= KILLS
-    jobs = jobs[: sent[0]]
+    assert sum(outcome.status == 0 for outcome in outcomes) == len(KILL_AT)
     assert_answered_once_each(outcomes, jobs)
     assert_stored_exactly(database, survey, jobs)
 
@@ -242,8 +174,8 @@ def survey(researcher, make_survey) -> Survey:
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     "statement",
-    # On PostgreSQL all writes are one statement: the last two fail that statement.
-    ['FROM "surveys_survey" WHERE public_id', 'UPDATE "surveys_survey"', 'UPDATE "surveys_tally"'],
+    ['"surveys_survey"."public_id" =', 'INSERT INTO "surveys_submission"',
+     'UPDATE "surveys_tally"'],
     ids=["first read", "mid-transaction", "last write"],
 )
 def test_it_answers_503_and_rolls_everything_back_when_the_database_fails(

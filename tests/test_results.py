@@ -223,11 +223,14 @@ def test_it_drops_the_warning_once_the_margin_is_small(client, researcher, make_
 def test_it_draws_an_accessible_chart_from_zero_to_one_hundred_percent(
     client, researcher, make_survey
 ):
-    survey = make_survey(researcher, status="open", labels=("A, with comma", "<b>B</b>", "C"))
+    long_label = "A choice whose label is too long for the chart"
+    labels = ("A, with comma", "<b>B</b>", long_label)
+    survey = make_survey(researcher, status="open", labels=labels)
     submit(survey, 40)
     client.force_login(researcher)
     page = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
     assert page.count('role="img"') == 2
+    assert f">{long_label[:39]}…</text>" in page and f">{long_label}</th>" in page
     assert 'aria-labelledby="chart-1-title chart-1-desc"' in page
     assert ">0%</text>" in page and ">100%</text>" in page
     assert "&lt;b&gt;B&lt;/b&gt;" in page and "<b>B</b>" not in page

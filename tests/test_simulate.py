@@ -1,37 +1,46 @@
 """Simulated respondents: stored like real ones, and estimated close to the known truth."""
 
+import io
+
 import pytest
+from django.contrib.auth.models import Group
+from django.core.management import call_command
 from django.urls import reverse
 
 from surveys.models import Submission, Survey
-from surveys.simulate import (
-    DEMO_TITLE,
-    DEMO_TRUTH,
-    DEMO_USERNAME,
-    demo_truth,
-    load_demo_responses,
-    simulate_responses,
-)
+from surveys.simulate import DEMO_TITLE, DEMO_TRUTH, load_demo_responses, simulate_responses
+from surveys.views.access import RESEARCHERS_GROUP
 from tests.test_results import recount
 from tests.test_submissions import stored_reports
 
 pytestmark = pytest.mark.django_db
 
-DEMO_LABELS = ("Never", "Less than monthly", "Monthly", "Weekly", "Daily", "Prefer not to say")
+
+def run_demo_command() -> None:
+    call_command("demo", force=True, stdout=io.StringIO())
 
 
 @pytest.fixture
-def demo(make_researcher, make_survey) -> Survey:
-    survey = make_survey(
-        make_researcher(DEMO_USERNAME), status="open", labels=DEMO_LABELS, title=DEMO_TITLE
-    )
-    load_demo_responses(survey)
-    return survey
+def demo() -> Survey:
+    """The demo survey as the demo command makes it, with its simulated respondents."""
+    # A migration makes the group, and a transactional test's flush may have removed it.
+    Group.objects.get_or_create(name=RESEARCHERS_GROUP)
+    run_demo_command()
+    return Survey.objects.get()
+
+
+def get_json(client, survey: Survey) -> dict:
+    client.force_login(survey.owner)
+    return client.get(reverse("survey-results-json", args=[survey.pk])).json()
+
+
+def test_it_stores_the_demo_truth_on_its_questions(demo):
+    assert demo.title == DEMO_TITLE
+    assert [q.simulated_truth for q in demo.ordered_questions()] == [list(t) for t in DEMO_TRUTH]
 
 
 def test_it_estimates_the_demo_truth_within_five_standard_errors(client, demo):
-    client.force_login(demo.owner)
-    data = client.get(reverse("survey-results-json", args=[demo.pk])).json()
+    data = get_json(client, demo)
     assert data["survey"]["responses"] == 3000
     for question, truth in zip(data["questions"], DEMO_TRUTH, strict=True):
         for category, true_share in zip(question["categories"], truth, strict=True):
@@ -45,22 +54,28 @@ def test_it_shows_the_truth_only_on_the_demo(client, demo, make_survey):
     client.force_login(demo.owner)
     page = client.get(reverse("survey-results", args=[demo.pk])).content.decode()
     assert "Demo survey." in page and "True share (demo)" in page
-    lookalike = make_survey(demo.owner, status="open", labels=DEMO_LABELS, title="Other")
-    truth = demo_truth(demo)
-    simulate_responses(lookalike, 50, {new.pk: truth[old.pk] for new, old in zip(
+    # Same owner, questions and simulated answers, but no stored truth: nothing to show.
+    labels = tuple(demo.ordered_questions()[1].labels())
+    lookalike = make_survey(demo.owner, status="open", labels=labels, title="Other")
+    simulate_responses(lookalike, 50, {new.pk: old.simulated_truth for new, old in zip(
         lookalike.ordered_questions(), demo.ordered_questions(), strict=True)}, seed=1)
     page = client.get(reverse("survey-results", args=[lookalike.pk])).content.decode()
     assert "Demo survey." not in page and "True share" not in page
-    assert demo_truth(lookalike) is None
+    assert all(c["truth"] is None for q in get_json(client, lookalike)["questions"]
+               for c in q["categories"])
 
 
-def test_it_knows_no_truth_for_a_lookalike_of_another_owner(make_researcher, make_survey):
-    survey = make_survey(
-        make_researcher("eve"), status="open", labels=DEMO_LABELS, title=DEMO_TITLE
-    )
-    assert demo_truth(survey) is None
-    with pytest.raises(ValueError, match="demo survey must"):
+def test_it_knows_no_truth_for_a_survey_only_titled_like_the_demo(researcher, make_survey):
+    survey = make_survey(researcher, status="open", title=DEMO_TITLE)
+    with pytest.raises(ValueError, match="adding up to 1"):
         load_demo_responses(survey)
+    assert not Submission.objects.exists()
+
+
+def test_the_demo_command_makes_the_demo_survey_once(demo):
+    run_demo_command()
+    assert Survey.objects.get() == demo
+    assert Submission.objects.count() == 3000
 
 
 def test_it_stores_simulated_responses_like_real_ones(demo):

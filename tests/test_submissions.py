@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from django.db import OperationalError, connection
 from django.utils import timezone
 
 from surveys import submissions
@@ -73,7 +74,7 @@ def unary_survey(researcher, make_survey) -> Survey:
     return survey
 
 
-def test_it_stores_reports_as_canonical_text(survey):
+def test_it_stores_reports_as_json_numbers(survey):
     yes_no, categorical = questions(survey)
     submission, created = submission_create(
         survey=survey, reports={yes_no.pk: 1, categorical.pk: 2}, idempotency_key=KEY
@@ -87,7 +88,7 @@ def test_it_stores_reports_as_canonical_text(survey):
     assert tally_counts(survey) == {yes_no.pk: [0, 1], categorical.pk: [0, 0, 1]}
 
 
-def test_it_stores_unary_reports_as_bit_strings(unary_survey):
+def test_it_stores_unary_reports_as_lists_of_bits(unary_survey):
     yes_no, categorical = questions(unary_survey)
     bits = [0, 1, 1] + [0] * 9
     submission, _ = submission_create(
@@ -179,10 +180,31 @@ def test_it_refuses_draft_and_closed_surveys(researcher, make_survey):
         assert_nothing_stored(survey)
 
 
-def test_it_rolls_everything_back_when_a_write_fails(survey):
+def test_it_rolls_everything_back_when_the_last_write_fails(survey):
+    """The tally update, written last, fails as when the connection is lost just then: the
+    response count, the invitation and the submission written before it are rolled back."""
+    invitation = Invitation.objects.create(survey=survey)
+    written = []
+
+    def lose_connection_at_the_tallies(execute, sql, params, many, context):
+        if sql.startswith('UPDATE "surveys_tally"'):
+            raise OperationalError("server closed the connection unexpectedly")
+        written.append(sql.split(" ", 2)[:2])
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(lose_connection_at_the_tallies):
+        with pytest.raises(OperationalError):
+            submission_create(survey=survey, reports=valid_reports(survey), idempotency_key=KEY,
+                              invitation_token=invitation.token)
+    assert [["UPDATE", '"surveys_survey"'], ["UPDATE", '"surveys_invitation"'],
+            ["INSERT", 'INTO']] == [words for words in written if words[0] in ("UPDATE", "INSERT")]
+    assert_nothing_stored(survey)
+
+
+def test_it_refuses_and_rolls_back_when_a_tally_row_is_missing(survey):
     yes_no, categorical = questions(survey)
-    Tally.objects.filter(question=categorical).delete()  # the last write step now fails
-    with pytest.raises(RuntimeError):
+    Tally.objects.filter(question=categorical).delete()
+    with pytest.raises(RuntimeError, match="lacks tally rows"):
         submission_create(survey=survey, reports={yes_no.pk: 1, categorical.pk: 0},
                           idempotency_key=KEY)
     assert_nothing_stored(survey)
@@ -317,8 +339,7 @@ def test_it_keeps_no_identifying_or_timing_data_with_reports():
 
 
 def test_it_sees_the_tally_rows_of_a_survey_opened_after_it_was_refused(researcher, make_survey):
-    """Questions and tally rows are cached per process, keyed by the survey's opening: a
-    survey closed before it ever opened has no tally rows, and gets them when it opens."""
+    """A survey closed before it ever opened has no tally rows, and gets them when it opens."""
     survey = make_survey(researcher)
     Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.CLOSED)
     survey.refresh_from_db()
@@ -338,7 +359,7 @@ def test_it_sees_the_tally_rows_of_a_survey_opened_after_it_was_refused(research
     [({"status": Survey.Status.CLOSED}, 410), ({"invitation_only": True}, 403)],
 )
 def test_it_checks_the_survey_again_as_it_writes(survey, change, code):
-    """A survey read before it changed (as the endpoint keeps open surveys in memory) is read
+    """A survey that changed after it was read (by the endpoint, in another request) is read
     again when the write finds it changed, and the submission decided anew."""
     Survey.objects.filter(pk=survey.pk).update(**change)
     with pytest.raises(SubmissionError) as error:
@@ -352,7 +373,7 @@ def test_it_asks_to_send_again_when_the_survey_keeps_changing(survey, monkeypatc
     def always_changed(*args):
         raise submissions.SurveyChanged
 
-    monkeypatch.setattr(submissions, "_store", always_changed)
+    monkeypatch.setattr(submissions, "store", always_changed)
     with pytest.raises(SubmissionError) as error:
         submission_create(survey=survey, reports=valid_reports(survey), idempotency_key=KEY)
     assert error.value.status == 409 and "send them again" in error.value.message

@@ -1,4 +1,4 @@
-"""Who may author surveys, and finding a researcher's own survey."""
+"""Who may author surveys, and finding the survey a page is about."""
 
 from __future__ import annotations
 
@@ -33,6 +33,12 @@ def researcher_required(view: Callable[..., HttpResponse]) -> Callable[..., Http
     return wrapper
 
 
-def get_own_survey(request: HttpRequest, pk: int) -> Survey:
-    """The signed-in researcher's survey; anyone else's is a 404, so its existence is hidden."""
-    return get_object_or_404(Survey, pk=pk, owner=request.user)
+def get_own_survey(request: HttpRequest, pk: int, *, staff_may_view: bool = False) -> Survey:
+    """The signed-in user's survey; with ``staff_may_view`` (pages that only read it), also
+    anyone's survey for staff allowed to view surveys in the admin. Any other survey is a 404,
+    so its existence is hidden."""
+    user = request.user
+    surveys = Survey.objects.all()
+    if not (staff_may_view and user.is_staff and user.has_perm("surveys.view_survey")):
+        surveys = surveys.filter(owner=user)
+    return get_object_or_404(surveys, pk=pk)

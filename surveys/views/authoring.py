@@ -8,7 +8,6 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db import transaction
-from django.db.models import Sum
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
@@ -16,12 +15,13 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from surveys import ldp
 from surveys.forms import ConfirmDeleteForm, QuestionForm, SurveyForm
 from surveys.models import (
-    EPSILON_HARD_MAX,
     FROZEN_MESSAGE,
+    TOTAL_EPSILON,
     PrivacyPolicy,
     Question,
     Survey,
     build_mechanism,
+    total_epsilon,
 )
 from surveys.views.access import get_own_survey, researcher_required
 from surveys.views.respond import respond_context
@@ -47,7 +47,7 @@ def _frozen(request: HttpRequest, survey: Survey) -> HttpResponse:
 def survey_list(request: HttpRequest) -> HttpResponse:
     surveys = (
         Survey.objects.filter(owner=request.user)
-        .annotate(epsilon_total=Sum("questions__epsilon"))
+        .annotate(epsilon_total=TOTAL_EPSILON)
         .order_by("-created_at", "-pk")
     )
     page = Paginator(surveys, 20).get_page(request.GET.get("page"))
@@ -75,7 +75,7 @@ def survey_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "survey": survey,
         "questions": questions,
         "policy": policy,
-        "total_epsilon": sum(q.epsilon for q in questions),
+        "total_epsilon": total_epsilon(questions),
         "problems": survey.readiness_problems() if survey.is_draft else [],
         "public_url": request.build_absolute_uri(survey.get_public_url()),
     }
@@ -161,8 +161,8 @@ def _question_page(
             form.save()
         messages.success(request, "Question saved.")
         return redirect(survey)
-    others = survey.questions.exclude(pk=question.pk).aggregate(total=Sum("epsilon"))["total"]
-    budget = {"others": others or 0.0, "limit": policy.max_survey_epsilon}
+    others = total_epsilon(survey.questions.exclude(pk=question.pk))
+    budget = {"others": others, "limit": policy.max_survey_epsilon}
     context = {"form": form, "survey": survey, "title": title, "budget": budget}
     return render(request, "surveys/question_form.html", context)
 
@@ -251,14 +251,16 @@ def epsilon_explain(request: HttpRequest) -> JsonResponse:
         return JsonResponse({"error": "Enter a number, for example 1 or 0.5."}, status=400)
     kind = request.GET.get("kind", Question.Kind.YES_NO)
     override = request.GET.get("override", "")
-    if not (math.isfinite(epsilon) and 0 < epsilon <= EPSILON_HARD_MAX):
+    if not (math.isfinite(epsilon) and 0 < epsilon <= ldp.MAX_EPSILON):
         return JsonResponse(
             {"error": "Epsilon must be a number greater than 0 (for example 1)."}, status=400
         )
     if kind not in Question.Kind.values or override not in Question.Override.values:
         return JsonResponse({"error": "Unknown answer type or method."}, status=400)
-    if not 2 <= k <= 1000:
-        return JsonResponse({"error": "A question needs between 2 and 1000 choices."}, status=400)
+    if not 2 <= k <= ldp.MAX_CATEGORIES:
+        return JsonResponse(
+            {"error": f"A question needs between 2 and {ldp.MAX_CATEGORIES} choices."}, status=400
+        )
     try:
         return JsonResponse(_explain(epsilon, kind, k, override))
     except (ValueError, ValidationError) as error:

@@ -1,4 +1,4 @@
-"""The respondent's pages, the endpoint that receives randomized reports, and invitations.
+"""The respondent's pages and the endpoint that receives their randomized reports.
 
 True answers never reach this code: the page's JavaScript randomizes every answer and sends
 only the reports. The endpoint validates everything before `submission_create` stores
@@ -7,30 +7,22 @@ anything, answers bad input with a 4xx JSON error, and never logs a report.
 
 from __future__ import annotations
 
-import csv
 import json
 import re
 from typing import Any
 
-from crispy_forms.helper import FormHelper
-from django import forms
 from django.conf import settings
-from django.contrib import messages
-from django.db import connection
-from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import get_token
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
-from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_variables
-from django.views.decorators.http import require_http_methods, require_POST, require_safe
+from django.views.decorators.http import require_POST, require_safe
 
 from surveys.models import Invitation, Survey
 from surveys.ratelimit import is_limited
 from surveys.submissions import SubmissionError, submission_create
 from surveys.templatetags.privacy_words import describe_protection, describe_survey_protection
-from surveys.views.access import get_own_survey, researcher_required
 
 SUBMIT_MAX_BYTES = 64 * 1024
 BODY_KEYS = {"idempotency_key", "invitation", "reports"}
@@ -201,7 +193,7 @@ def respond_submit(request: HttpRequest, public_id: str) -> JsonResponse:
             "Please wait a minute, then press the button again: your answers are still here.",
             429,
         )
-    survey = _submission_survey(public_id)
+    survey = Survey.objects.filter(public_id=public_id).first()
     if survey is None:
         return _error("There is no survey at this address.", 404)
     if request.content_type != "application/json":
@@ -215,96 +207,6 @@ def respond_submit(request: HttpRequest, public_id: str) -> JsonResponse:
             survey=survey, reports=reports, idempotency_key=key, invitation_token=token
         )
     except SubmissionError as error:
-        OPEN_SURVEYS.pop(public_id, None)  # it may have changed: read it afresh next time
         return _error(error.message, error.status)
-    _remember(survey)
-    received = submission.reports
-    return JsonResponse({"ok": True, "received": received}, status=201 if created else 200)
-
-
-OPEN_SURVEYS: dict[str, int] = {}
-"""public_id -> pk of surveys last seen open and not invitation-only, in this process: most
-submissions go to one, and then the survey need not be read before it is written (the write
-checks that it is still so; see `submission_create`)."""
-OPEN_SURVEYS_MAX = 1000
-
-
-def _submission_survey(public_id: str) -> Survey | None:
-    """The survey at `public_id`, with only the fields a submission needs (others load when
-    read): from OPEN_SURVEYS, or else read with plain SQL (on the busiest endpoint, building
-    the ORM's query costs more than the database's work)."""
-    fields = ["id", "public_id", "status", "invitation_only"]
-    pk = OPEN_SURVEYS.get(public_id)
-    if pk is not None:
-        return Survey.from_db(connection.alias, fields, [pk, public_id, Survey.Status.OPEN, False])
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT {', '.join(fields)} FROM {connection.ops.quote_name(Survey._meta.db_table)}"
-            " WHERE public_id = %s",
-            [public_id],
-        )
-        row = cursor.fetchone()
-    if row is None:
-        return None
-    pk, public_id, status, invitation_only = row
-    return Survey.from_db(connection.alias, fields, [pk, public_id, status, bool(invitation_only)])
-
-
-def _remember(survey: Survey) -> None:
-    """Keep `survey` in OPEN_SURVEYS if it is open to all (as read, or found by the write)."""
-    if survey.is_open and not survey.invitation_only:
-        if len(OPEN_SURVEYS) >= OPEN_SURVEYS_MAX:
-            OPEN_SURVEYS.clear()
-        OPEN_SURVEYS[survey.public_id] = survey.pk
-    else:
-        OPEN_SURVEYS.pop(survey.public_id, None)
-
-
-class InvitationForm(forms.Form):
-    count = forms.IntegerField(
-        label="Number of new links", min_value=1, max_value=10_000, initial=100
-    )
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.helper = FormHelper()
-        self.helper.form_tag = False
-
-
-@require_http_methods(["GET", "HEAD", "POST"])
-@researcher_required
-def invitation_list(request: HttpRequest, pk: int) -> HttpResponse:
-    survey = get_own_survey(request, pk)
-    form = InvitationForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        count = form.cleaned_data["count"]
-        Invitation.objects.bulk_create(
-            [Invitation(survey=survey) for _ in range(count)], batch_size=1000
-        )
-        messages.success(request, f"{count} new invitation link{'s' * (count != 1)} created.")
-        return redirect("invitation-list", pk=survey.pk)
-    counts = survey.invitations.aggregate(total=Count("pk"), used=Count("pk", filter=Q(used=True)))
-    context = {
-        "survey": survey,
-        "form": form,
-        "used": counts["used"],
-        "unused": counts["total"] - counts["used"],
-    }
-    return render(request, "surveys/invitations.html", context)
-
-
-@require_safe
-@researcher_required
-@never_cache
-def invitation_csv(request: HttpRequest, pk: int) -> HttpResponse:
-    """The full links of the survey's unused invitations, one per row (they are secrets, so
-    the response must not be cached)."""
-    survey = get_own_survey(request, pk)
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="survey-{survey.pk}-invitations.csv"'
-    writer = csv.writer(response)
-    writer.writerow(["link"])
-    tokens = survey.invitations.filter(used=False).order_by("pk").values_list("token", flat=True)
-    for token in tokens.iterator():
-        writer.writerow([request.build_absolute_uri(reverse("respond-invitation", args=[token]))])
-    return response
+    status = 201 if created else 200
+    return JsonResponse({"ok": True, "received": submission.reports}, status=status)

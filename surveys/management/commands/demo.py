@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from surveys.models import Choice, Question, Survey
-from surveys.simulate import DEMO_TITLE, load_demo_responses
+from surveys.simulate import DEMO_TITLE, DEMO_TRUTH, load_demo_responses
 
 ACCOUNTS = {
     # username: (password, is_staff)
@@ -56,7 +56,8 @@ class Command(BaseCommand):
         return User.objects.get(username="researcher")
 
     def _survey(self, owner: User) -> bool:
-        if Survey.objects.filter(owner=owner, title=DEMO_TITLE).exists():
+        """Create the demo survey, unless the owner has one (a survey with simulated truth)."""
+        if Survey.objects.filter(owner=owner, questions__simulated_truth__isnull=False).exists():
             return False
         survey = Survey.objects.create(
             owner=owner,
@@ -70,6 +71,7 @@ class Command(BaseCommand):
             kind=Question.Kind.YES_NO,
             epsilon=1.0,
             text="Have you used cannabis in the past 12 months?",
+            simulated_truth=list(DEMO_TRUTH[0]),
         )
         categorical = Question.objects.create(
             survey=survey,
@@ -78,6 +80,7 @@ class Command(BaseCommand):
             epsilon=2.0,
             text="How often do you use cannabis?",
             help_text="Think of a typical month this year.",
+            simulated_truth=list(DEMO_TRUTH[1]),
         )
         Choice.objects.bulk_create(
             [

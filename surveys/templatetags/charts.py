@@ -1,0 +1,94 @@
+"""The results page's bar charts, and its proportions written as text.
+
+``{% bar_chart question %}`` draws one question's results (``surveys.results.question_results``,
+with estimates) as server-rendered SVG, so the page needs no script: per answer its label, a
+bar for the estimate, the 95% interval's whisker and, for the simulated demo, the true share.
+
+The filters write proportions as the page shows them: ``{{ 0.1234|percent }}`` is "12.3%",
+``{{ low|percent_range:high }}`` "10.0%–14.6%", and ``{{ 0.043|points }}`` "4.3" (percentage
+points, for differences such as margins of error). ``{{ question|shows_truth }}`` tells whether
+a question's results carry true shares (the demo's).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+from surveys.results import shows_truth
+
+register = template.Library()
+register.filter("shows_truth", shows_truth)
+
+# Chart geometry, in SVG user units: the viewBox is CHART_WIDTH wide and the SVG scales to
+# its container, so on a 360-pixel phone a 14-unit font still renders at about 13 pixels.
+CHART_WIDTH = 360
+PLOT_LEFT, PLOT_RIGHT = 16, 288
+ROW_HEIGHT, BAR_HEIGHT, HEADER_HEIGHT, AXIS_HEIGHT = 50, 18, 22, 50
+LABEL_CHARACTERS = 40
+
+
+@register.filter
+def percent(proportion: float) -> str:
+    return f"{100 * proportion:.1f}%"
+
+
+@register.filter
+def percent_range(low: float, high: float) -> str:
+    return f"{percent(low)}–{percent(high)}"
+
+
+@register.filter
+def points(proportion: float) -> str:
+    return f"{100 * proportion:.1f}"
+
+
+@register.inclusion_tag("surveys/results/chart.svg.html")
+def bar_chart(question: dict[str, Any]) -> dict[str, Any]:
+    """The chart's context: the question, the chart's frame and one row per answer."""
+    categories = question["categories"]
+    axis_y = HEADER_HEIGHT + len(categories) * ROW_HEIGHT
+    return {
+        "question": question,
+        "chart": {
+            "width": CHART_WIDTH,
+            "height": axis_y + AXIS_HEIGHT,
+            "plot_left": PLOT_LEFT,
+            "plot_right": PLOT_RIGHT,
+            "axis_y": axis_y,
+            "value_x": CHART_WIDTH - 2,
+            "ticks": [{"x": _x(t / 100), "text": f"{t}%"} for t in (0, 25, 50, 75, 100)],
+            "title_y": axis_y + 44,
+            "center_x": (PLOT_LEFT + PLOT_RIGHT) / 2,
+            "bar_height": BAR_HEIGHT,
+            "label_characters": LABEL_CHARACTERS,
+        },
+        "rows": [
+            _row(category, HEADER_HEIGHT + i * ROW_HEIGHT) for i, category in enumerate(categories)
+        ],
+    }
+
+
+def _row(category: dict[str, Any], top: int) -> dict[str, Any]:
+    """One answer: its label above, the bar, the interval's whisker, the demo's truth marker."""
+    truth = category["truth"]
+    bar_y = top + 20
+    return {
+        **category,
+        "label_y": top + 14,
+        "bar_y": bar_y,
+        "bar_width": round(_x(category["estimate"]) - PLOT_LEFT, 1),
+        "whisker_y": bar_y + BAR_HEIGHT / 2,
+        "cap_top": bar_y - 4,
+        "cap_bottom": bar_y + BAR_HEIGHT + 4,
+        "value_y": bar_y + BAR_HEIGHT / 2 + 5,
+        "low_x": _x(category["ci_low"]),
+        "high_x": _x(category["ci_high"]),
+        "truth_x": None if truth is None else _x(truth),
+        "truth_bottom": bar_y + BAR_HEIGHT + 8,
+    }
+
+
+def _x(proportion: float) -> float:
+    return round(PLOT_LEFT + (PLOT_RIGHT - PLOT_LEFT) * proportion, 1)
