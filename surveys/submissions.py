@@ -152,7 +152,7 @@ def _create(
 ) -> tuple[Submission, bool]:
     if survey.is_draft:
         raise SubmissionError("This survey is not open yet.", 404)
-    questions = list(survey.questions.order_by("order", "pk").only("text", "spec"))
+    questions = list(survey.questions.order_by("order", "pk"))
     mechanisms = {question.pk: question.mechanism() for question in questions}
     values = _validated_reports(questions, mechanisms, reports)
     submission = Submission(
