@@ -49,7 +49,7 @@ vectors: install ## Regenerate the shared LDP test vectors
 	$(BIN)/python -m surveys.ldp > tests/ldp_vectors.json
 
 bench: install ## Run the benchmarks (prints figures; not part of the tests)
-	for script in bench/bench_*.py; do $(BIN)/python $$script || exit 1; done
+	status=0; for script in bench/bench_*.py; do $(BIN)/python $$script || status=1; done; exit $$status
 
 clean: ## Remove the virtualenv, the SQLite database and collected static files
 	rm -rf $(VENV) db.sqlite3 staticfiles
