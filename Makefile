@@ -49,6 +49,7 @@ vectors: install ## Regenerate the shared LDP test vectors
 	$(BIN)/python -m surveys.ldp > tests/ldp_vectors.json
 
 bench: install ## Run the benchmarks (prints figures; not part of the tests)
+	$(BIN)/pip install --quiet -r requirements-bench.txt
 	status=0; for script in bench/bench_*.py; do $(BIN)/python $$script || status=1; done; exit $$status
 
 clean: ## Remove the virtualenv, the SQLite database and collected static files

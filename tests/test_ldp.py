@@ -190,7 +190,7 @@ def test_choice_reason_is_one_sentence_naming_the_choice():
 # Constructors validate ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("epsilon", [0, -1, math.nan, math.inf, 20.5, "1", None, True])
+@pytest.mark.parametrize("epsilon", [0, -1, 0.005, math.nan, math.inf, 20.5, "1", None, True])
 def test_bad_epsilon_is_rejected(epsilon):
     for build in (ldp.randomized_response, lambda e: ldp.grr(e, 3), lambda e: ldp.oue(e, 3)):
         with pytest.raises(ValueError, match="epsilon"):
@@ -466,10 +466,73 @@ def test_the_examples_in_docs_ldp_md_run():
     assert result.failed == 0 and result.attempted > 20
 
 
-@pytest.mark.parametrize("epsilon", [1e-12, 1e-9, 1e-6])
-def test_planner_answers_quickly_for_tiny_epsilons(epsilon):
-    # Past 2^50 reports floats cannot tell n from n + 1; the planner must not search there.
-    mechanism = ldp.randomized_response(epsilon)
-    n = mechanism.n_for_margin(0.05)
-    assert n > 1e9
-    assert mechanism.margin_of_error(n) <= 0.05 * (1 + 1e-9)
+@pytest.mark.parametrize("epsilon", [1e-17, 1e-6, 0.0099])
+def test_epsilon_below_the_minimum_is_rejected_by_name(epsilon):
+    for build in (ldp.randomized_response, lambda e: ldp.grr(e, 3), lambda e: ldp.oue(e, 3)):
+        with pytest.raises(ValueError, match="MIN_EPSILON"):
+            build(epsilon)
+    with pytest.raises(ValueError, match="MIN_EPSILON"):
+        ldp.choose_categorical(epsilon, 5)
+    keep = 1 / (1 + math.exp(-epsilon))  # rr(epsilon) written as keep-probabilities
+    with pytest.raises(ValueError, match="MIN_EPSILON" if keep > 0.5 else "p \\+ q must exceed 1"):
+        ldp.keep_probabilities(keep, keep)
+
+
+def test_the_minimum_epsilon_itself_works():
+    m = ldp.randomized_response(ldp.MIN_EPSILON)
+    assert m.epsilon == ldp.MIN_EPSILON
+    assert ldp.keep_probabilities(m.p, m.q).exact_epsilon() == pytest.approx(0.01, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    "m", [ldp.randomized_response(20.0), ldp.grr(20.0, 2), ldp.sue(20.0, 3), ldp.oue(20.0, 3)],
+    ids=ldp_id,
+)
+def test_no_epsilon_is_lost_at_epsilon_20(m):
+    # 1 - p near 1 is computed from epsilon directly, not by subtraction: ln(p / (1 - p)) at
+    # epsilon = 20 used to come out 3.6e-8 short.
+    assert m.exact_epsilon() == pytest.approx(20.0, rel=1e-14)
+    s = m.matrix()
+    if m.encoding == "bit":
+        assert s[0, 1] == 1 / (1 + math.exp(20.0))  # P(report 0 | truth yes) = 1 - p
+        assert ldp.epsilon_from_matrix(s) == pytest.approx(20.0, rel=1e-14)
+
+
+@pytest.mark.parametrize("margin", [0, -0.1, 1, 1.5, math.nan, "0.05"])
+def test_n_for_margin_refuses_margins_outside_0_1(margin):
+    with pytest.raises(ValueError, match="margin"):
+        ldp.randomized_response(1.0).n_for_margin(margin)
+
+
+def test_n_for_margin_refuses_targets_beyond_a_billion_reports():
+    m = ldp.randomized_response(ldp.MIN_EPSILON)
+    assert m.n_for_margin(0.05) < ldp.MAX_PLANNED_RESPONDENTS  # about 15 million
+    with pytest.raises(ValueError, match="1,000,000,000"):
+        m.n_for_margin(0.001)  # would need about 3.8e10 reports
+
+
+@pytest.mark.parametrize("m", PLANNED, ids=ldp_id)
+def test_margin_for_an_expected_share_uses_the_variance_there(m):
+    n = 1000
+    for share in (0.0, 0.01, 0.3, 1.0):
+        expected = ldp.Z95 * np.sqrt(m.variance(np.full(m.k, share), n)).max()
+        assert m.margin_of_error(n, share=share) == pytest.approx(expected, rel=1e-12)
+        assert m.margin_of_error(n, share=share) <= m.margin_of_error(n) * (1 + 1e-12)
+        needed = m.n_for_margin(0.05, share=share)
+        assert m.margin_of_error(needed, share=share) <= 0.05 < m.margin_of_error(
+            needed - 1, share=share
+        )
+
+
+def test_worst_case_planning_overstates_grr_with_many_categories():
+    # GRR, epsilon 1, k = 50: lam ranges over [q, p] = [0.019, 0.053]; the worst case is a
+    # share of 1 (lam = p), a 2% share has lam ~ q: p (1 - p) / (q (1 - q)) ~ 2.5.
+    m = ldp.grr(1.0, 50)
+    ratio = m.n_for_margin(0.01) / m.n_for_margin(0.01, share=0.02)
+    assert 2.3 < ratio < 2.7
+
+
+@pytest.mark.parametrize("share", [-0.1, 1.1, math.nan, "0.2"])
+def test_bad_share_is_rejected(share):
+    with pytest.raises(ValueError, match="share"):
+        ldp.grr(1.0, 5).margin_of_error(100, share=share)

@@ -7,6 +7,7 @@ import functools
 import itertools
 import json
 import math
+from statistics import NormalDist
 
 import numpy as np
 import pytest
@@ -32,6 +33,11 @@ STUDIES = {
 # [93%, 97%] band is 5.8 standard deviations either side of 95%.
 REPETITIONS = 4000
 YES_NO = ["rr", "forced", "pq"]
+
+
+def ldp_id(m: ldp.Mechanism) -> str:
+    params = "-".join(f"{key}{value:.3g}" for key, value in m.params().items())
+    return f"{m.name}-k{m.k}-{params}"
 
 
 @functools.cache
@@ -70,18 +76,116 @@ def test_variance_formula_matches_the_simulation(name):
 def test_95_percent_intervals_cover_the_truth_95_percent_of_the_time(name):
     m, truth, n = STUDIES[name]
     counts = simulate(name)
-    estimates, errors = m.unbiased(counts, n), m.std_errors(counts, n)
-    low = np.clip(estimates - ldp.Z95 * errors, 0, 1)
-    high = np.clip(estimates + ldp.Z95 * errors, 0, 1)
+    low, high = m.intervals(counts, n)
+    headline = m.mle(counts, n)
+    low, high = np.minimum(low, headline), np.maximum(high, headline)  # what estimate() shows
     coverage = np.mean((low <= truth) & (truth <= high), axis=0)
-    inside = (0 < np.asarray(truth)) & (np.asarray(truth) < 1)
-    assert np.all((0.93 <= coverage[inside]) & (coverage[inside] <= 0.97)), coverage
-    # A true 0 is missed only when the whole interval lies above it; an interval below 0 is
-    # clipped to [0, 0] and covers it. So coverage there is one-sided, 97.5% (same band width).
-    assert np.all((0.955 <= coverage[~inside]) & (coverage[~inside] <= 0.995)), coverage
+    # n >= 1000 and no lumpy counts: every category, true zeros included, within [93%, 97%]
+    # (5.8 binomial standard errors either side of 95%). An equal-tailed interval clipped at
+    # 0 would cover a true 0 97.5% of the time; likelihood-ratio ordering does not.
+    assert np.all((0.93 <= coverage) & (coverage <= 0.97)), coverage
     # ...and these are the intervals estimate() reports.
     first = m.estimate(counts[0], n)
-    assert np.allclose([first.ci_low, first.ci_high], [low[0], high[0]], rtol=0, atol=1e-15)
+    assert np.array_equal(first.ci_low, low[0]) and np.array_equal(first.ci_high, high[0])
+
+
+def exact_coverage(m: ldp.Mechanism, n: int, share: float) -> float:
+    """Coverage of ``intervals`` for one category at a true share, summed exactly over the
+    Binomial(n, lam) law of its support count (no simulation error)."""
+    c = m.k - 1  # category whose share is set; the others share the rest
+    lam = m._b[c] + (m._a[c] - m._b[c]) * share
+    ys = np.arange(n + 1)
+    log_pmf = np.array(
+        [math.lgamma(n + 1) - math.lgamma(y + 1) - math.lgamma(n - y + 1) for y in ys]
+    ) + ys * math.log(lam) + (n - ys) * math.log1p(-lam)
+    pmf = np.exp(log_pmf)
+    keep = pmf > 1e-12
+    counts = np.zeros((int(keep.sum()), m.k), dtype=np.int64)
+    counts[:, c] = ys[keep]
+    if m.encoding != "unary":  # a valid count vector: the rest on another category
+        counts[:, 0 if c else 1] = n - ys[keep]
+    low, high = m.intervals(counts, n)
+    covered = (low[:, c] <= share) & (share <= high[:, c])
+    return float(np.sum(pmf[keep] * covered))
+
+
+@pytest.mark.parametrize(
+    ("m", "n"),
+    [
+        (ldp.randomized_response(0.5), 1000),
+        (ldp.randomized_response(2.0), 1000),
+        (ldp.grr(1.0, 5), 1000),
+        (ldp.oue(4.0, 2), 1000),  # a category's interval depends on k only through p and q
+        (ldp.sue(0.5, 2), 1000),
+        (ldp.grr(0.1, 50), 10_000),
+    ],
+    ids=lambda v: ldp_id(v) if isinstance(v, ldp.Mechanism) else str(v),
+)
+def test_exact_coverage_is_near_95_percent_from_0_to_1(m, n):
+    # Computed over the count's exact law, so the only tolerance is the [93%, 97%] target.
+    for share in (0.0, 0.001, 0.01, 0.05, 0.3, 0.5, 0.999, 1.0):
+        assert 0.93 <= exact_coverage(m, n, share) <= 0.97, share
+
+
+@pytest.mark.parametrize(
+    ("m", "n", "share"),
+    [
+        (ldp.oue(4.0, 14), 30, 0.01),  # Wald + Norm-Sub covered 0.509 here
+        (ldp.grr(4.0, 5), 30, 0.01),  # 0.539
+        (ldp.oue(4.0, 14), 100, 0.01),  # 0.886
+        (ldp.oue(4.0, 14), 30, 0.3),  # 0.861
+        (ldp.randomized_response(8.0), 30, 0.05),
+        (ldp.grr(8.0, 50), 100, 0.001),
+    ],
+    ids=lambda v: ldp_id(v) if isinstance(v, ldp.Mechanism) else str(v),
+)
+def test_small_samples_are_covered_at_least_95_percent(m, n, share):
+    # Where n lam (1 - lam) <= 100 the interval is the exact Neyman construction, whose
+    # coverage is at least 95% by construction; exact summation checks it.
+    assert exact_coverage(m, n, share) >= 0.95 - 1e-9
+
+
+SMALL_CELLS = [
+    (ldp.oue(4.0, 14), 30, 0.01),
+    (ldp.grr(4.0, 5), 30, 0.01),
+    (ldp.oue(4.0, 14), 100, 0.01),
+    (ldp.randomized_response(0.5), 1000, 0.01),  # the old LR interval covered 0.979 here
+]
+
+
+@pytest.mark.parametrize(
+    ("m", "n", "share"),
+    SMALL_CELLS,
+    ids=lambda v: ldp_id(v) if isinstance(v, ldp.Mechanism) else str(v),
+)
+def test_simulated_studies_cover_as_the_table_says(m, n, share):
+    """Whole studies: respondents drawn from the population (share on the last category, the
+    rest spread evenly), randomized category counts, the interval estimate() shows (widened
+    to the headline). 4000 studies: coverage within 3 binomial standard errors of the
+    targets, >= 93% for every n, <= 97% too for n >= 1000."""
+    rng = np.random.default_rng(11)
+    truth = np.full(m.k, (1 - share) / (m.k - 1))
+    truth[-1] = share
+    if m.encoding == "unary":
+        people = rng.multinomial(n, truth, size=REPETITIONS)
+        counts = rng.binomial(people, m.p) + rng.binomial(n - people, m.q)
+    else:  # each report is independently category c with probability lam_c
+        counts = rng.multinomial(n, m.matrix() @ truth, size=REPETITIONS)
+    # The interval of the last category depends on its own count only: compute it once per
+    # distinct count (the others are filled in to make a valid count vector).
+    distinct, which = np.unique(counts[:, -1], return_inverse=True)
+    filled = np.zeros((distinct.size, m.k), dtype=np.int64)
+    filled[:, -1] = distinct
+    if m.encoding != "unary":
+        filled[:, 0] = n - distinct
+    low, high = (end[:, -1][which] for end in m.intervals(filled, n))
+    headline = m.mle(counts, n)[:, -1]
+    low, high = np.minimum(low, headline), np.maximum(high, headline)
+    coverage = np.mean((low <= share) & (share <= high))
+    error = 3 * math.sqrt(0.95 * 0.05 / REPETITIONS)
+    assert coverage >= 0.93 - error
+    if n >= 1000:
+        assert coverage <= 0.97 + error
 
 
 def test_norm_sub_is_on_the_simplex_and_closer_to_a_sparse_truth():
@@ -234,40 +338,107 @@ def test_mle_works_on_many_studies_at_once():
 # Likelihood-ratio intervals -----------------------------------------------------------------
 
 
-def lr_statistic(m: ldp.Mechanism, counts: np.ndarray, n: int, pi: float, pi_hat: float) -> float:
-    """2 (l(pi_hat) - l(pi)) for the binomial count of "yes" reports, written out directly."""
+def brute_force_interval(m: ldp.Mechanism, ones: int, n: int, steps: int = 2000):
+    """Textbook Feldman-Cousins construction on a grid of pi, independent of the module: for
+    each pi, rank the counts y by L(y; pi) / L(y; best pi in [0, 1]) and add them, best
+    first, until their probability reaches 95%; the interval is the hull of the pi whose
+    acceptance region holds the observed count."""
+    def lam(pi: float) -> float:
+        return 1 - m.q + pi * (m.p + m.q - 1)
 
-    def loglik(x: float) -> float:
-        lam = 1 - m.q + x * (m.p + m.q - 1)
-        return counts[1] * math.log(lam) + counts[0] * math.log(1 - lam)
+    def loglik(y: int, rate: float) -> float:
+        return y * math.log(rate) + (n - y) * math.log(1 - rate)
 
-    return 2 * (loglik(pi_hat) - loglik(pi))
+    accepted = []
+    for pi in np.linspace(0, 1, steps + 1):
+        rate = lam(pi)
+        pmf = [math.comb(n, y) * rate**y * (1 - rate) ** (n - y) for y in range(n + 1)]
+        best = [lam(min(max((y / n - lam(0)) / (lam(1) - lam(0)), 0), 1)) for y in range(n + 1)]
+        order = sorted(range(n + 1), key=lambda y: -(loglik(y, rate) - loglik(y, best[y])))
+        total, region = 0.0, set()
+        for y in order:
+            region.add(y)
+            total += pmf[y]
+            if total >= 0.95:
+                break
+        if ones in region:
+            accepted.append(pi)
+    return min(accepted), max(accepted)
 
 
 @pytest.mark.parametrize("m", [STUDIES[name][0] for name in YES_NO], ids=YES_NO)
-@pytest.mark.parametrize("ones", [0, 60, 300, 500, 650, 1000])
-def test_lr_interval_contains_the_mle_and_ends_where_the_statistic_is_3_84(m, ones):
+@pytest.mark.parametrize("ones", [0, 3, 12, 20, 28, 40])
+def test_small_sample_interval_is_the_textbook_feldman_cousins_construction(m, ones):
+    # n = 40: n lam (1 - lam) <= 10, so the exact construction applies at every pi.
+    n = 40
+    low, high = m.lr_interval([n - ones, ones], n)
+    expected_low, expected_high = brute_force_interval(m, ones, n)
+    assert low == pytest.approx(expected_low, abs=1 / 2000)
+    assert high == pytest.approx(expected_high, abs=1 / 2000)
+
+
+def gaussian_critical_value(theta: float, width: float) -> float:
+    """c with P(t(X) <= c) = 0.95 for X ~ N(theta, 1), t(x) = (x - theta)^2 - (x - m(x))^2,
+    m(x) = clip(x, 0, width): found by bisection on c, with statistics.NormalDist."""
+    normal = NormalDist()
+
+    def probability(c: float) -> float:
+        r = math.sqrt(c)
+        if theta + r <= width:
+            upper = normal.cdf(r)
+        else:
+            upper = normal.cdf((c / (width - theta) + width - theta) / 2) if width > theta else 1.0
+        if theta - r >= 0:
+            lower = normal.cdf(-r)
+        else:
+            lower = normal.cdf((theta * theta - c) / (2 * theta) - theta) if theta > 0 else 0.0
+        return upper - lower
+
+    low, high = 0.0, ldp.Z95**2
+    for _ in range(100):
+        middle = (low + high) / 2
+        low, high = (middle, high) if probability(middle) < 0.95 else (low, middle)
+    return (low + high) / 2
+
+
+@pytest.mark.parametrize("m", [STUDIES[name][0] for name in YES_NO], ids=YES_NO)
+@pytest.mark.parametrize("ones", [300, 420, 500, 650, 1000])
+def test_large_sample_interval_ends_where_the_statistic_meets_its_critical_value(m, ones):
     n = 1000
     counts = np.array([n - ones, ones])
     estimate = m.estimate(counts, n)
     low, high = estimate.lr_interval
     pi_hat = estimate.mle[1]
     assert 0 <= low <= pi_hat <= high <= 1
-    critical = ldp.Z95**2  # chi-square(1) 95% quantile, 3.841
+    a, b = m.p, 1 - m.q  # P(report yes | yes), P(report yes | no)
+
+    def statistic(pi: float) -> float:
+        def loglik(x: float) -> float:
+            lam = b + x * (a - b)
+            return ones * math.log(lam) + (n - ones) * math.log(1 - lam)
+
+        return 2 * (loglik(pi_hat) - loglik(pi))
+
     for end, boundary in ((low, 0.0), (high, 1.0)):
+        lam = b + end * (a - b)
+        sd = math.sqrt(lam * (1 - lam) / n)
+        assert n * lam * (1 - lam) > ldp.EXACT_BELOW_VARIANCE  # the Gaussian-limit regime
+        critical = gaussian_critical_value((lam - b) / sd, (a - b) / sd)
         if end == boundary:
-            assert lr_statistic(m, counts, n, end, pi_hat) <= critical
+            assert statistic(end) <= critical
         else:
-            assert lr_statistic(m, counts, n, end, pi_hat) == pytest.approx(critical, abs=1e-6)
+            assert statistic(end) == pytest.approx(critical, abs=1e-5)
+    # Far from both boundaries this is the plain likelihood-ratio interval (3.84).
+    if 0.2 < pi_hat < 0.8:
+        assert statistic(low) == pytest.approx(ldp.Z95**2, abs=1e-5)
 
 
 def test_lr_and_wald_intervals_agree_for_a_large_interior_sample():
     m = ldp.randomized_response(1.0)
     n = 1_000_000
     estimate = m.estimate([600_000, 400_000], n)
-    assert estimate.lr_interval == pytest.approx(
-        (estimate.ci_low[1], estimate.ci_high[1]), abs=1e-4
-    )
+    wald = estimate.proportions[1] + np.array([-1, 1]) * ldp.Z95 * estimate.std_errors[1]
+    assert estimate.lr_interval == pytest.approx(tuple(wald), abs=1e-4)
 
 
 def test_only_yes_no_questions_have_an_lr_interval():
@@ -288,7 +459,13 @@ def test_estimate_fields_fit_together(name):
     assert np.allclose(e.std_errors, m.std_errors(counts, n))
     assert np.allclose(e.consistent, ldp.project_simplex(e.proportions))
     assert np.allclose(e.mle, m.mle(counts, n))
-    assert np.all((e.ci_low <= e.ci_high) & (e.ci_low >= 0) & (e.ci_high <= 1))
+    assert np.array_equal(e.headline, e.mle) and ldp.HEADLINE_METHOD == "mle"
+    low, high = m.intervals(counts, n)
+    assert np.array_equal(e.ci_low, np.minimum(low, e.headline))
+    assert np.array_equal(e.ci_high, np.maximum(high, e.headline))
+    assert np.all((e.ci_low <= e.headline) & (e.headline <= e.ci_high))
+    assert np.all((e.ci_low >= 0) & (e.ci_high <= 1))
+    assert np.array_equal(e.small_sample, m.small_sample(counts, n))
     assert json.loads(json.dumps(e.to_dict(), allow_nan=False))["n"] == n
     with pytest.raises(ValueError):
         e.proportions[0] = 0.5  # read-only
@@ -306,6 +483,7 @@ def test_estimate_without_reports_is_unknown_not_a_crash(name):
     e = m.estimate(np.zeros(m.k, dtype=int), 0)
     assert np.all(np.isnan(e.proportions)) and np.all(np.isnan(e.mle))
     assert np.all(np.isnan(e.consistent)) and np.all(np.isnan(e.std_errors))
+    assert np.all(np.isnan(e.headline)) and np.all(e.small_sample)
     assert e.ci_low.tolist() == [0.0] * m.k and e.ci_high.tolist() == [1.0] * m.k
     assert e.lr_interval == ((0.0, 1.0) if m.encoding == "bit" else None)
     d = json.loads(json.dumps(e.to_dict(), allow_nan=False))

@@ -1,0 +1,127 @@
+"""Headline estimate against the peer libraries pure-LDP and multi-freq-ldpy (not a test).
+
+Setup (development only): .venv/bin/pip install -r requirements-bench.txt
+Run: .venv/bin/python bench/bench_peers.py [--trials 100]
+
+The occupation histogram of the Adult census (14 categories, 30,718 people) is randomized
+with GRR and OUE at epsilon 0.5, 1 and 2, ``--trials`` times each (fixed seed), by this
+project's reference randomizer. Every estimator then sees the same reports:
+
+- pure-LDP: ``DEServer`` (GRR) and ``UEServer(use_oue=True)`` aggregate the reports and
+  ``estimate_all`` returns the raw estimate (normalization 0), additive normalisation (1),
+  the probability-simplex projection (2) and the threshold cut (3);
+- multi-freq-ldpy: ``GRR_Aggregator_MI`` / ``UE_Aggregator_MI`` (clip and renormalise) and
+  ``GRR_Aggregator_IBU`` / ``UE_Aggregator_IBU`` (iterative Bayesian update, their defaults:
+  at most 10,000 iterations, tolerance 1e-12);
+- this project: ``estimate().headline`` (``ldp.HEADLINE_METHOD``), and Norm-Sub.
+
+For each estimator: the mean total squared error sum_c (estimate_c - share_c)^2 over the
+trials, and its ratio to the headline's, paired trial by trial (the same reports), with the
+standard error of the ratio of means (delta method). A ratio below 1 means the peer beats the
+headline. Peers' counts are divided by n so all estimates are proportions.
+"""
+
+import argparse
+import math
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from multi_freq_ldpy.pure_frequency_oracles.GRR import GRR_Aggregator_IBU, GRR_Aggregator_MI
+from multi_freq_ldpy.pure_frequency_oracles.UE import UE_Aggregator_IBU, UE_Aggregator_MI
+from pure_ldp.frequency_oracles.direct_encoding import DEServer
+from pure_ldp.frequency_oracles.unary_encoding import UEServer
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from surveys import ldp  # noqa: E402
+
+OCCUPATIONS = {
+    "Adm-clerical": 3770, "Armed-Forces": 9, "Craft-repair": 4099, "Exec-managerial": 4066,
+    "Farming-fishing": 994, "Handlers-cleaners": 1370, "Machine-op-inspct": 2002,
+    "Other-service": 3295, "Priv-house-serv": 149, "Prof-specialty": 4140,
+    "Protective-serv": 649, "Sales": 3650, "Tech-support": 928, "Transport-moving": 1597,
+}
+EPSILONS = (0.5, 1.0, 2.0)
+SEED = 20240612
+
+
+def pure_ldp(name: str, epsilon: float, k: int, reports: np.ndarray) -> dict[str, np.ndarray]:
+    """pure-LDP's four normalisations of the same reports, as proportions."""
+    if name == "grr":
+        server = DEServer(epsilon, k, index_mapper=lambda x: x)
+    else:
+        server = UEServer(epsilon, k, use_oue=True, index_mapper=lambda x: x)
+    server.aggregate_all(list(reports))
+    n = len(reports)
+    labels = ("raw", "additive", "simplex", "threshold cut")
+    return {
+        f"pure-LDP {label}": server.estimate_all(range(k), suppress_warnings=True,
+                                                 normalization=code) / n
+        for code, label in enumerate(labels)
+    }
+
+
+def multi_freq(name: str, epsilon: float, k: int, reports: np.ndarray) -> dict[str, np.ndarray]:
+    """multi-freq-ldpy's clip-and-renormalise and iterative Bayesian update."""
+    if name == "grr":
+        values = [int(r) for r in reports]
+        return {
+            "multi-freq clip+renorm": GRR_Aggregator_MI(values, k, epsilon),
+            "multi-freq IBU": GRR_Aggregator_IBU(values, k, epsilon),
+        }
+    bits = reports.astype(float)
+    return {
+        "multi-freq clip+renorm": UE_Aggregator_MI(bits, epsilon, optimal=True),
+        "multi-freq IBU": UE_Aggregator_IBU(bits, k, epsilon, optimal=True),
+    }
+
+
+def ratio_with_error(peer: np.ndarray, ours: np.ndarray) -> tuple[float, float]:
+    """mean(peer) / mean(ours) and its delta-method standard error for paired trials."""
+    r = peer.mean() / ours.mean()
+    residual = peer - r * ours
+    return float(r), float(residual.std(ddof=1) / math.sqrt(peer.size) / ours.mean())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trials", type=int, default=100)
+    args = parser.parse_args()
+    warnings.simplefilter("ignore", RuntimeWarning)  # pure-LDP warns at small epsilon
+    counts = np.array(list(OCCUPATIONS.values()))
+    n, k = int(counts.sum()), counts.size
+    truth = counts / n
+    people = np.repeat(np.arange(k), counts)
+    rng = np.random.default_rng(SEED)
+    print(f"Occupations: k = {k}, n = {n}; {args.trials} trials per row; headline: "
+          f"{ldp.HEADLINE_METHOD} ({ldp.HEADLINE_DESCRIPTION})")
+    for name in ("grr", "oue"):
+        for epsilon in EPSILONS:
+            started = time.perf_counter()
+            m = ldp.CATEGORICAL[name](epsilon, k)
+            errors: dict[str, list[float]] = {}
+            for _ in range(args.trials):
+                reports = m.perturb(people, rng)
+                estimate = m.estimate(m.support_counts(reports), n)
+                found = {"headline": estimate.headline, "Norm-Sub": estimate.consistent}
+                found |= pure_ldp(name, epsilon, k, reports)
+                found |= multi_freq(name, epsilon, k, reports)
+                for label, value in found.items():
+                    errors.setdefault(label, []).append(float(np.sum((value - truth) ** 2)))
+            ours = np.array(errors["headline"])
+            print(f"\n{name.upper()} epsilon {epsilon:g} ({time.perf_counter() - started:.0f} s)")
+            print(f"  {'estimator':<26}{'mean TSE':>11}{'vs headline':>13}{'se':>8}")
+            best = min((np.mean(v), label) for label, v in errors.items() if label != "headline")
+            for label, values in errors.items():
+                r, se = ratio_with_error(np.array(values), ours)
+                mark = "  <- best other" if label == best[1] else ""
+                print(f"  {label:<26}{np.mean(values):>11.3e}{r:>13.4f}{se:>8.4f}{mark}")
+            r, se = ratio_with_error(ours, np.array(errors[best[1]]))
+            print(f"  headline / best other ({best[1]}): {r:.4f} +- {se:.4f}")
+
+
+if __name__ == "__main__":
+    main()
