@@ -780,19 +780,21 @@ class Mechanism:
         proportions = self.unbiased(c, n)
         mle = self.mle(c, n)
         low, high = self.intervals(c, n, confidence)
+        low, high = np.minimum(low, mle), np.maximum(high, mle)
         return Estimate(
             n=n,
             counts=_read_only(c),
             headline=_read_only(mle),
-            ci_low=_read_only(np.minimum(low, mle)),
-            ci_high=_read_only(np.maximum(high, mle)),
+            ci_low=_read_only(low),
+            ci_high=_read_only(high),
             small_sample=_read_only(self.small_sample(c, n)),
             proportions=_read_only(proportions),
             counts_estimate=_read_only(n * proportions),
             std_errors=_read_only(self.std_errors(c, n)),
             consistent=_read_only(project_simplex(proportions)),
             mle=_read_only(mle),
-            lr_interval=self.lr_interval(c, n, confidence),
+            # Yes/no: the interval for P(yes) is category 1's (not computed again).
+            lr_interval=(float(low[1]), float(high[1])) if self.encoding == "bit" else None,
         )
 
     def _variance_times_n(self, share: float | None) -> float:
