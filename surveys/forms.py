@@ -5,6 +5,7 @@ from __future__ import annotations
 from crispy_forms.helper import FormHelper
 from django import forms
 
+from surveys import ldp
 from surveys.models import Choice, PrivacyPolicy, Question, Survey
 
 
@@ -47,10 +48,13 @@ class QuestionForm(forms.ModelForm):
         }
         help_texts = {
             "epsilon": "Smaller means stronger protection for respondents but a wider margin "
-            "of error; see what your choice means on the right.",
+            f"of error (the smallest allowed is {ldp.MIN_EPSILON:g}); see what your choice means "
+            "on the right.",
         }
         widgets = {
-            "epsilon": forms.NumberInput(attrs={"step": "any", "min": "0", "inputmode": "decimal"}),
+            "epsilon": forms.NumberInput(
+                attrs={"step": "any", "min": f"{ldp.MIN_EPSILON:g}", "inputmode": "decimal"}
+            ),
         }
 
     def __init__(self, *args, policy: PrivacyPolicy, **kwargs) -> None:

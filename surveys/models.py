@@ -21,12 +21,20 @@ from django.utils import timezone
 
 from surveys import ldp
 
+EPSILON_TOO_SMALL = (
+    f"Epsilon must be at least {ldp.MIN_EPSILON:g}: below that, even millions of responses "
+    "would not give usable estimates."
+)
+"""The refusal of an epsilon below ``ldp.MIN_EPSILON``, wherever one is entered."""
+
 
 def validate_epsilon_value(value: float) -> None:
-    """A privacy parameter must be a finite number greater than zero, and at most
-    ``ldp.MAX_EPSILON``: no policy may allow more than the mechanisms accept."""
-    if value is None or not math.isfinite(value) or value <= 0:
-        raise ValidationError("Epsilon must be a finite number greater than 0.")
+    """A privacy parameter must be a finite number from ``ldp.MIN_EPSILON`` to
+    ``ldp.MAX_EPSILON``: no question or policy may use an epsilon the mechanisms refuse."""
+    if value is None or not math.isfinite(value):
+        raise ValidationError("Epsilon must be a finite number.")
+    if value < ldp.MIN_EPSILON:
+        raise ValidationError(EPSILON_TOO_SMALL)
     if value > ldp.MAX_EPSILON:
         raise ValidationError(f"Epsilon can be at most {ldp.MAX_EPSILON:g}.")
 
@@ -72,9 +80,9 @@ class PrivacyPolicy(models.Model):
         constraints = [
             models.CheckConstraint(condition=models.Q(pk=1), name="privacy_policy_single_record"),
             models.CheckConstraint(
-                condition=models.Q(default_epsilon__gt=0)
-                & models.Q(max_question_epsilon__gt=0)
-                & models.Q(max_survey_epsilon__gt=0)
+                condition=models.Q(default_epsilon__gte=ldp.MIN_EPSILON)
+                & models.Q(max_question_epsilon__gte=ldp.MIN_EPSILON)
+                & models.Q(max_survey_epsilon__gte=ldp.MIN_EPSILON)
                 & models.Q(max_question_epsilon__lte=ldp.MAX_EPSILON)
                 & models.Q(default_epsilon__lte=models.F("max_question_epsilon")),
                 name="privacy_policy_epsilons_valid",
@@ -275,8 +283,9 @@ class Question(models.Model):
         constraints = [
             # The upper bound also makes the database reject infinity and (on PostgreSQL) NaN.
             models.CheckConstraint(
-                condition=models.Q(epsilon__gt=0) & models.Q(epsilon__lte=ldp.MAX_EPSILON),
-                name="question_epsilon_positive_finite",
+                condition=models.Q(epsilon__gte=ldp.MIN_EPSILON)
+                & models.Q(epsilon__lte=ldp.MAX_EPSILON),
+                name="question_epsilon_in_range",
             ),
         ]
 

@@ -2,9 +2,9 @@
 
 ``survey_results`` builds everything the dashboard, its JSON endpoint and the estimates CSV
 show from the per-category support counts (Tally rows) and the number of responses alone: one
-query for all the tallies, then O(k) arithmetic per question (plus the maximum-likelihood
-fit's O(k^2) steps), whatever the number of responses. It never reads a report, and caches
-what it computed until the next response arrives.
+query for all the tallies, then one call of the core's ``estimate`` per question (O(k) per
+step of its maximum-likelihood fit and interval search), whatever the number of responses. It
+never reads a report, and caches what it computed until the next response arrives.
 
 ``report_rows`` and ``export_metadata`` are the raw-data export: one row per submission, and
 everything needed to redo the estimates elsewhere (see docs/exports.md).
@@ -28,9 +28,15 @@ TARGET_MARGIN = 0.05
 WARN_MARGIN = 0.10
 """Above this margin of error the page warns that the estimates can still move a lot."""
 
-WARN_BELOW_N = 100
-"""Below this many responses the page warns whatever the margin: the normal approximation
-behind the intervals needs a reasonable number of reports."""
+METHODS = {
+    "estimate": {"name": ldp.HEADLINE_METHOD, "description": ldp.HEADLINE_DESCRIPTION},
+    "interval": {"name": ldp.INTERVAL_METHOD, "description": ldp.INTERVAL_DESCRIPTION},
+}
+"""How the headline estimates and their intervals are made, for the pages and the JSON."""
+
+RESULTS_VERSION = 2
+"""Part of every snapshot, so that results (and result cards) cached by a version of the
+site that computed or showed other fields are never served: bump it when they change."""
 
 CACHE_SECONDS = 24 * 3600
 """How long an opened survey's results stay cached (they cannot go stale: see
@@ -41,14 +47,14 @@ EXPORT_CHUNK = 2000
 
 
 def survey_results(survey: Survey) -> dict[str, Any]:
-    """Everything the dashboard shows, as JSON-ready data (floats are proportions in [0, 1]).
+    """Everything the dashboard shows, as JSON-ready data (shares are proportions in [0, 1]).
 
     Once a survey is open its questions (with any simulated truth) are frozen and its tallies
     change only together with its response count, in each submission's transaction. The
     estimates of an opened survey are therefore a function of (survey, opened_at, response
-    count) and are cached under that key (the ``snapshot``): a page view after the first
-    costs one cache read, and a new response changes the key, so they are never stale.
-    Drafts are not cached.
+    count) and are cached under that key, with ``RESULTS_VERSION`` (the ``snapshot``): a page
+    view after the first costs one cache read, and a new response changes the key, so they
+    are never stale. Drafts are not cached.
     """
     snapshot = _snapshot(survey, survey.response_count)
     computed = cache.get(f"survey-results:{snapshot}") if snapshot else None
@@ -70,6 +76,7 @@ def survey_results(survey: Survey) -> dict[str, Any]:
             "total_epsilon": computed["total_epsilon"],
         },
         "snapshot": computed["snapshot"],
+        "methods": METHODS,
         "questions": computed["questions"],
     }
 
@@ -77,7 +84,7 @@ def survey_results(survey: Survey) -> dict[str, Any]:
 def _snapshot(survey: Survey, n: int) -> str | None:
     if survey.is_draft or survey.opened_at is None:
         return None
-    inputs = json.dumps([survey.pk, survey.opened_at.isoformat(), n])
+    inputs = json.dumps([RESULTS_VERSION, survey.pk, survey.opened_at.isoformat(), n])
     return hashlib.sha256(inputs.encode()).hexdigest()[:32]
 
 
@@ -111,28 +118,47 @@ def _support_counts(survey: Survey) -> tuple[dict[int, list[int]], int]:
     return counts, rows[0][2] if rows else survey.response_count
 
 
+def respondents_needed(
+    mechanism: ldp.Mechanism, margin: float, share: float | None = None
+) -> int | None:
+    """Reports needed for a 95% margin of error of ``margin`` at the expected ``share`` (None:
+    the worst case), or None when that is more than ``ldp.MAX_PLANNED_RESPONDENTS``, which
+    no survey reaches (epsilons near ``ldp.MIN_EPSILON`` with many categories). Callers pass
+    a ``margin`` in (0, 1) and a ``share`` in [0, 1], so that limit is the planner's only
+    refusal."""
+    try:
+        return mechanism.n_for_margin(margin, share=share)
+    except ValueError:
+        return None
+
+
 def question_results(
     question: Question, position: int, counts: list[int] | None, n: int
 ) -> dict[str, Any]:
     """One question's results from its k support counts and the number of reports n.
 
+    Planner figures: ``margin_of_error`` (worst case, None without reports; it exceeds 1 when
+    the reports say next to nothing), ``n_for_target_margin`` (``respondents_needed`` for
+    ``TARGET_MARGIN``: None beyond the planner's limit) and ``more_for_target_margin``.
+    Warnings: ``small_sample`` when any category is flagged by the core's interval method,
+    ``large_margin`` above ``WARN_MARGIN``, and ``warning`` when either holds.
+
     ``categories`` is None while there is nothing to estimate (a draft, or no responses yet).
     Otherwise each category carries:
 
-    - ``estimate``: the consistent (Norm-Sub) proportion, the headline to quote;
-    - ``ci_low``/``ci_high``: its 95% interval. For yes/no this is the likelihood-ratio
-      interval for P(yes) (and its mirror for "no"), which contains the estimate. For
-      categorical questions it is the Wald interval of the unbiased estimate, widened where
-      needed to contain the consistent estimate: Norm-Sub may shift an estimate beyond it,
-      and widening keeps at least the Wald interval's coverage;
+    - ``estimate``: ``Estimate.headline``, the figure to quote (``METHODS["estimate"]``);
+    - ``ci_low``/``ci_high``: its 95% interval (``METHODS["interval"]``), which contains it;
+    - ``small_sample``: whether that interval is in its small-sample regime, where it is
+      conservative and moves in steps as single reports arrive;
     - ``support_count`` (randomized reports supporting it), ``unbiased`` with its
-      ``std_error`` and Wald interval (``unbiased_ci_low``/``_high``), and ``mle``;
+      ``std_error`` and Wald interval (``unbiased_ci_low``/``_high``, clipped to [0, 1]),
+      ``mle`` and ``consistent`` (Norm-Sub);
     - ``truth``: the true share the simulation was drawn from, for the simulated demo only
       (``Question.simulated_truth``); otherwise None.
     """
     mechanism = question.mechanism()
     labels = question.labels()
-    needed = mechanism.n_for_margin(TARGET_MARGIN)
+    needed = respondents_needed(mechanism, TARGET_MARGIN)
     margin = mechanism.margin_of_error(n) if n else None
     result: dict[str, Any] = {
         "id": question.pk,
@@ -145,32 +171,40 @@ def question_results(
         "n": n,
         "margin_of_error": margin,
         "n_for_target_margin": needed,
-        "more_for_target_margin": max(0, needed - n),
-        "warning": margin is not None and (n < WARN_BELOW_N or margin > WARN_MARGIN),
+        "more_for_target_margin": None if needed is None else max(0, needed - n),
+        "small_sample": False,
+        "large_margin": margin is not None and margin > WARN_MARGIN,
+        "warning": False,
         "categories": None,
     }
     if counts is None or n == 0:
         return result
     estimate = mechanism.estimate(counts, n)
-    low, high = headline_intervals(estimate)
+    wald = ldp.Z95 * estimate.std_errors
+    unbiased_low = (estimate.proportions - wald).clip(0, 1)
+    unbiased_high = (estimate.proportions + wald).clip(0, 1)
     truth = question.simulated_truth
     result["categories"] = [
         {
             "index": c,
             "label": labels[c],
-            "estimate": float(estimate.consistent[c]),
-            "ci_low": low[c],
-            "ci_high": high[c],
+            "estimate": float(estimate.headline[c]),
+            "ci_low": float(estimate.ci_low[c]),
+            "ci_high": float(estimate.ci_high[c]),
+            "small_sample": bool(estimate.small_sample[c]),
             "support_count": int(estimate.counts[c]),
             "unbiased": float(estimate.proportions[c]),
             "std_error": float(estimate.std_errors[c]),
-            "unbiased_ci_low": float(estimate.ci_low[c]),
-            "unbiased_ci_high": float(estimate.ci_high[c]),
+            "unbiased_ci_low": float(unbiased_low[c]),
+            "unbiased_ci_high": float(unbiased_high[c]),
             "mle": float(estimate.mle[c]),
+            "consistent": float(estimate.consistent[c]),
             "truth": truth[c] if truth else None,
         }
         for c in range(mechanism.k)
     ]
+    result["small_sample"] = bool(estimate.small_sample.any())
+    result["warning"] = result["small_sample"] or result["large_margin"]
     return result
 
 
@@ -180,36 +214,29 @@ def shows_truth(question: dict[str, Any]) -> bool:
     return any(category["truth"] is not None for category in question["categories"] or [])
 
 
-def headline_intervals(estimate: ldp.Estimate) -> tuple[list[float], list[float]]:
-    """95% intervals for the consistent estimates (see ``question_results``)."""
-    if estimate.lr_interval is not None:
-        low, high = estimate.lr_interval
-        return [1 - high, low], [1 - low, high]
-    return (
-        [float(x) for x in (estimate.ci_low.clip(max=estimate.consistent))],
-        [float(x) for x in (estimate.ci_high.clip(min=estimate.consistent))],
-    )
-
-
 CATEGORY_COLUMNS = [
     "estimate", "ci_low", "ci_high", "support_count", "unbiased", "std_error",
     "unbiased_ci_low", "unbiased_ci_high", "mle",
 ]
+ADDED_CATEGORY_COLUMNS = ["consistent", "small_sample"]
+"""Category columns added later: after the others, so that columns keep their positions."""
 ESTIMATE_COLUMNS = [
     "question", "question_text", "answer_index", "answer", "n", *CATEGORY_COLUMNS,
-    "mechanism", "epsilon",
+    "mechanism", "epsilon", *ADDED_CATEGORY_COLUMNS, "estimate_method", "interval_method",
 ]
 
 
 def estimate_rows(results: dict[str, Any]) -> Iterator[list[Any]]:
     """The estimates CSV: a header, then one row per (question, answer) with numbers."""
     yield ESTIMATE_COLUMNS
+    methods = [results["methods"]["estimate"]["name"], results["methods"]["interval"]["name"]]
     for question in results["questions"]:
         for category in question["categories"] or []:
             yield [
                 question["position"], question["text"], category["index"], category["label"],
                 question["n"], *(category[key] for key in CATEGORY_COLUMNS),
                 question["mechanism"]["mechanism"], question["mechanism"]["epsilon"],
+                *(category[key] for key in ADDED_CATEGORY_COLUMNS), *methods,
             ]
 
 

@@ -4,8 +4,10 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.urls import reverse
+from django.utils.html import escape
 
-from surveys.models import PrivacyPolicy, Question, Survey
+from surveys import ldp
+from surveys.models import EPSILON_TOO_SMALL, PrivacyPolicy, Question, Survey
 
 pytestmark = pytest.mark.django_db
 
@@ -38,6 +40,39 @@ def test_it_rejects_an_invalid_policy_epsilon(admin_client, value):
     response = admin_client.post(reverse("admin:surveys_privacypolicy_change", args=[1]), data)
     assert response.status_code == 200
     assert PrivacyPolicy.current().max_question_epsilon == 4.0
+
+
+@pytest.mark.parametrize("field", ["default_epsilon", "max_question_epsilon", "max_survey_epsilon"])
+def test_it_refuses_a_policy_epsilon_below_the_minimum(admin_client, field):
+    PrivacyPolicy.current()
+    data = {"default_epsilon": "1", "max_question_epsilon": "4", "max_survey_epsilon": "10",
+            field: "0.001"}
+    response = admin_client.post(reverse("admin:surveys_privacypolicy_change", args=[1]), data)
+    assert response.status_code == 200
+    assert escape(EPSILON_TOO_SMALL) in response.content.decode()
+    policy = PrivacyPolicy.current()
+    assert (policy.default_epsilon, policy.max_question_epsilon, policy.max_survey_epsilon) == (
+        1.0, 4.0, 10.0)
+
+
+def test_it_refuses_a_question_epsilon_below_the_minimum_in_the_admin(
+    admin_client, researcher
+):
+    survey = Survey.objects.create(owner=researcher, title="T")
+    data = {"survey": survey.pk, "order": "1", "text": "Q?", "kind": "yesno", "epsilon": "0.001",
+            "choices-TOTAL_FORMS": "0", "choices-INITIAL_FORMS": "0"}
+    response = admin_client.post(reverse("admin:surveys_question_add"), data)
+    assert response.status_code == 200
+    assert escape(EPSILON_TOO_SMALL) in response.content.decode()
+    assert not Question.objects.exists()
+
+
+def test_the_model_refuses_an_epsilon_below_the_minimum(researcher):
+    survey = Survey.objects.create(owner=researcher, title="T")
+    with pytest.raises(ValidationError) as refused:
+        Question(survey=survey, text="Q?", kind="yesno", epsilon=0.001).full_clean()
+    assert refused.value.message_dict["epsilon"] == [EPSILON_TOO_SMALL]
+    Question(survey=survey, text="Q?", kind="yesno", epsilon=ldp.MIN_EPSILON).full_clean()
 
 
 def test_it_lists_surveys_with_status_responses_and_total_epsilon(
@@ -90,11 +125,20 @@ def test_the_model_refuses_to_change_a_frozen_question(researcher, make_survey):
         survey.questions.get(kind="categorical").choices.first().delete()
 
 
-@pytest.mark.parametrize("value", [0.0, -1.0, float("inf"), 21.0])
+@pytest.mark.parametrize("value", [0.001, 0.0, -1.0, float("inf"), 21.0])
 def test_the_database_refuses_an_invalid_epsilon(researcher, value):
     survey = Survey.objects.create(owner=researcher, title="T")
     with pytest.raises(IntegrityError), transaction.atomic():
         Question.objects.bulk_create([Question(survey=survey, text="Q", epsilon=value)])
+
+
+@pytest.mark.parametrize("field", ["default_epsilon", "max_question_epsilon", "max_survey_epsilon"])
+def test_the_database_refuses_a_policy_epsilon_below_the_minimum(field):
+    PrivacyPolicy.current()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        PrivacyPolicy.objects.filter(pk=1).update(**{field: 0.001})
+    PrivacyPolicy.objects.filter(pk=1).update(  # the minimum itself is allowed
+        **{"default_epsilon": ldp.MIN_EPSILON, field: ldp.MIN_EPSILON})
 
 
 def test_the_database_refuses_a_nan_epsilon(researcher):

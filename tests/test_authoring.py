@@ -3,9 +3,18 @@
 import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
+from django.utils.html import escape
 
 from surveys import ldp
-from surveys.models import TOTAL_EPSILON, Choice, PrivacyPolicy, Question, Survey, total_epsilon
+from surveys.models import (
+    EPSILON_TOO_SMALL,
+    TOTAL_EPSILON,
+    Choice,
+    PrivacyPolicy,
+    Question,
+    Survey,
+    total_epsilon,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -157,8 +166,9 @@ def test_it_rejects_bad_choices(client, researcher, choices, error):
 @pytest.mark.parametrize(
     "epsilon,error",
     [
-        ("0", "greater than 0"),
-        ("-1", "greater than 0"),
+        ("0.001", EPSILON_TOO_SMALL),
+        ("0", EPSILON_TOO_SMALL),
+        ("-1", EPSILON_TOO_SMALL),
         ("nan", "Enter a number"),
         ("NaN", "Enter a number"),
         ("inf", "Enter a number"),
@@ -175,8 +185,16 @@ def test_it_rejects_every_kind_of_invalid_epsilon(client, researcher, epsilon, e
     data = {"text": "Q?", "kind": "yesno", "epsilon": epsilon}
     response = client.post(reverse("question-create", args=[survey.pk]), data)
     assert response.status_code == 200
-    assert error in response.content.decode()
+    assert escape(error) in response.content.decode()
     assert not Question.objects.exists()
+
+
+def test_it_tells_the_browser_the_smallest_epsilon(client, researcher):
+    survey = Survey.objects.create(owner=researcher, title="T")
+    client.force_login(researcher)
+    html = client.get(reverse("question-create", args=[survey.pk])).content.decode()
+    assert f'min="{ldp.MIN_EPSILON:g}"' in html
+    assert f"the smallest allowed is {ldp.MIN_EPSILON:g}" in html
 
 
 def test_it_rejects_an_epsilon_that_would_exceed_the_survey_total(client, researcher, make_survey):
@@ -353,6 +371,59 @@ def test_it_explains_an_epsilon_in_numbers(client, researcher):
     )
 
 
+def explain(client, **query: str) -> dict:
+    response = client.get(reverse("epsilon-explain"), query)
+    assert response.status_code == 200
+    return response.json()
+
+
+def test_it_plans_for_the_worst_case_unless_told_the_expected_share(client, researcher):
+    client.force_login(researcher)
+    mechanism = ldp.randomized_response(1.0)
+    worst = explain(client, epsilon="1", kind="yesno", share="")
+    assert worst["share"] is None and worst["n_for_5_points_at_share"] is None
+    assert worst["n_for_5_points"] == mechanism.n_for_margin(0.05) == 1799
+    assert all(m["margin_at_share"] is None for m in worst["margins"])
+    rare = explain(client, epsilon="1", kind="yesno", share="5")
+    assert rare["share"] == 0.05 and rare["n_for_5_points"] == worst["n_for_5_points"]
+    assert rare["n_for_5_points_at_share"] == mechanism.n_for_margin(0.05, share=0.05) == 1488
+    for margins in rare["margins"]:
+        assert margins["margin_at_share"] == pytest.approx(
+            mechanism.margin_of_error(margins["n"], share=0.05))
+        assert margins["margin_at_share"] < margins["margin"]
+
+
+def test_it_says_when_no_survey_could_reach_the_target_margin(client, researcher):
+    client.force_login(researcher)
+    data = explain(client, epsilon=f"{ldp.MIN_EPSILON}", kind="categorical", k="1000",
+                   override="grr", share="5")
+    assert data["n_for_5_points"] is None and data["n_for_5_points_at_share"] is None
+    assert data["planner_limit"] == ldp.MAX_PLANNED_RESPONDENTS
+    assert all(m["margin"] > 1 for m in data["margins"])
+
+
+@pytest.mark.parametrize("share", ["abc", "-1", "100.5", "nan", "inf", "1e400"])
+def test_it_refuses_an_expected_share_that_is_not_a_percentage(client, researcher, share):
+    client.force_login(researcher)
+    response = client.get(reverse("epsilon-explain"), {"epsilon": "1", "share": share})
+    assert response.status_code == 400
+    assert response.json()["error"] == (
+        "The expected share must be a percentage from 0 to 100, for example 5.")
+
+
+@pytest.mark.parametrize("share", ["0", "100", " 2.5 "])
+def test_it_accepts_any_expected_share_from_0_to_100_percent(client, researcher, share):
+    client.force_login(researcher)
+    assert explain(client, epsilon="1", share=share)["share"] == float(share) / 100
+
+
+def test_it_explains_that_epsilon_has_a_minimum(client, researcher):
+    client.force_login(researcher)
+    response = client.get(reverse("epsilon-explain"), {"epsilon": "0.001"})
+    assert response.status_code == 400 and response.json()["error"] == EPSILON_TOO_SMALL
+    assert explain(client, epsilon=f"{ldp.MIN_EPSILON}")["epsilon"] == ldp.MIN_EPSILON
+
+
 @pytest.mark.parametrize(
     "query",
     [
@@ -369,3 +440,39 @@ def test_it_explains_bad_epsilons_with_a_clear_error(client, researcher, query):
     client.force_login(researcher)
     response = client.get(reverse("epsilon-explain"), query)
     assert response.status_code == 400 and response.json()["error"]
+
+
+@pytest.mark.browser
+@pytest.mark.usefixtures("transactional_db")
+def test_it_plans_for_the_expected_share_in_the_authoring_panel(
+    client, researcher, page, live_server
+):
+    PrivacyPolicy.objects.update_or_create(pk=1, defaults={"allow_mechanism_override": True})
+    survey = Survey.objects.create(owner=researcher, title="T")
+    client.force_login(researcher)
+    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
+                               "url": live_server.url}])
+    page.goto(live_server.url + reverse("question-create", args=[survey.pk]))
+    panel = page.locator("#explain-body")
+    page.fill("#id_epsilon", "1")
+    panel.get_by_text("For ±5 points: about 1,799 respondents.").wait_for()
+    page.fill("#expected-share", "5")
+    panel.get_by_text(
+        "For ±5 points on a share near 5.0%: about 1,488 respondents. "
+        "In the worst case: about 1,799 respondents."
+    ).wait_for()
+    assert "200 respondents: ±13.6 points (worst case ±15.0 points)" in panel.inner_text()
+    page.fill("#expected-share", "150")
+    panel.get_by_text("The expected share must be a percentage from 0 to 100").wait_for()
+    page.fill("#expected-share", "")
+    page.select_option("#id_kind", "categorical")
+    page.fill("#id_choices", "\n".join(f"Answer {i}" for i in range(1000)))
+    page.select_option("#id_mechanism_override", "grr")
+    page.fill("#id_epsilon", "0.001")
+    panel.get_by_text(EPSILON_TOO_SMALL).wait_for()
+    page.fill("#id_epsilon", "0.01")
+    panel.get_by_text(
+        "For ±5 points: more than 1,000,000,000 respondents, out of reach: raise epsilon or "
+        "accept a wider margin."
+    ).wait_for()
+    assert "200 respondents: more than ±100 points" in panel.inner_text()

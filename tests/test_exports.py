@@ -51,8 +51,11 @@ def test_it_round_trips_the_reports_to_the_dashboards_numbers(
         estimate = mechanism.estimate(mechanism.support_counts(reports), len(rows))
         assert question["labels"] == shown["labels"]
         assert [c["support_count"] for c in shown["categories"]] == estimate.counts.tolist()
-        assert [c["estimate"] for c in shown["categories"]] == pytest.approx(
-            estimate.consistent.tolist(), abs=1e-12)
+        for key, numbers in [("estimate", estimate.headline), ("ci_low", estimate.ci_low),
+                             ("ci_high", estimate.ci_high), ("consistent", estimate.consistent)]:
+            assert [c[key] for c in shown["categories"]] == pytest.approx(
+                numbers.tolist(), abs=1e-12)
+        assert [c["small_sample"] for c in shown["categories"]] == estimate.small_sample.tolist()
         assert [c["unbiased"] for c in shown["categories"]] == pytest.approx(
             estimate.proportions.tolist(), abs=1e-12)
         assert [c["std_error"] for c in shown["categories"]] == pytest.approx(
@@ -122,5 +125,18 @@ def test_it_escapes_labels_in_the_estimates_csv(client, researcher, make_survey)
         assert float(record["estimate"]) == category["estimate"]
         assert (float(record["ci_low"]), float(record["ci_high"])) == (
             category["ci_low"], category["ci_high"])
+        assert float(record["consistent"]) == category["consistent"]
+        assert record["small_sample"] == str(category["small_sample"])
         assert int(record["support_count"]) == category["support_count"]
         assert record["n"] == "200"
+        assert (record["estimate_method"], record["interval_method"]) == (
+            ldp.HEADLINE_METHOD, ldp.INTERVAL_METHOD)
+
+
+def test_it_keeps_the_estimates_csvs_columns_in_their_places():
+    """Scripts that read the estimates CSV by position keep working: new columns go last."""
+    assert ESTIMATE_COLUMNS[:16] == [
+        "question", "question_text", "answer_index", "answer", "n", "estimate", "ci_low",
+        "ci_high", "support_count", "unbiased", "std_error", "unbiased_ci_low",
+        "unbiased_ci_high", "mle", "mechanism", "epsilon",
+    ]

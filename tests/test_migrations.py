@@ -1,7 +1,7 @@
 """Migrations that move data: nothing stored is lost on the way, in either direction."""
 
 import pytest
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
 from django.db.migrations.executor import MigrationExecutor
 
 from surveys import ldp
@@ -68,3 +68,54 @@ def test_reports_move_into_their_submissions_and_back():
         back.setdefault(key, {})[question] = value
     assert back == {key: {q.pk: t for q, t in zip(questions, texts, strict=True)}
                     for key, texts in old.items()}
+
+
+BEFORE_MINIMUM = [("surveys", "0004_question_simulated_truth")]
+MINIMUM = [("surveys", "0005_epsilon_minimum")]
+
+
+def old_survey(apps, status: str, epsilon: float):
+    """A survey with one yes/no question, stored as 0004 allowed (any epsilon above 0)."""
+    user, _ = apps.get_model("auth", "User").objects.get_or_create(username="owner")
+    survey = apps.get_model("surveys", "Survey").objects.create(
+        owner=user, title=f"{status} at {epsilon}", public_id=f"{status}-{epsilon}", status=status
+    )
+    apps.get_model("surveys", "Question").objects.create(
+        survey=survey, text="Ever?", kind="yesno", epsilon=epsilon
+    )
+    return survey
+
+
+@pytest.mark.usefixtures("latest_afterwards")
+def test_it_raises_drafts_and_the_policy_to_the_minimum_epsilon():
+    apps = migrate(BEFORE_MINIMUM)
+    low, fine = old_survey(apps, "draft", 0.005), old_survey(apps, "draft", 0.5)
+    apps.get_model("surveys", "PrivacyPolicy").objects.create(
+        pk=1, default_epsilon=0.001, max_question_epsilon=0.004, max_survey_epsilon=0.002
+    )
+
+    apps = migrate(MINIMUM)
+    Question = apps.get_model("surveys", "Question")
+    assert Question.objects.get(survey_id=low.pk).epsilon == ldp.MIN_EPSILON
+    assert Question.objects.get(survey_id=fine.pk).epsilon == 0.5
+    policy = apps.get_model("surveys", "PrivacyPolicy").objects.get(pk=1)
+    assert (policy.default_epsilon, policy.max_question_epsilon, policy.max_survey_epsilon) == (
+        ldp.MIN_EPSILON,) * 3
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Question.objects.filter(survey_id=fine.pk).update(epsilon=0.001)
+
+
+@pytest.mark.usefixtures("latest_afterwards")
+def test_it_stops_at_an_opened_question_below_the_minimum_and_changes_nothing():
+    apps = migrate(BEFORE_MINIMUM)
+    opened, draft = old_survey(apps, "closed", 0.005), old_survey(apps, "draft", 0.005)
+
+    with pytest.raises(RuntimeError, match=rf"survey {opened.pk} \('closed at 0.005'\)"):
+        migrate(MINIMUM)
+    apps = migrate(BEFORE_MINIMUM)
+    Question = apps.get_model("surveys", "Question")
+    assert sorted(Question.objects.values_list("epsilon", flat=True)) == [0.005, 0.005]
+    apps.get_model("surveys", "Survey").objects.filter(pk=opened.pk).delete()  # as advised
+    apps = migrate(MINIMUM)
+    assert apps.get_model("surveys", "Question").objects.get(
+        survey_id=draft.pk).epsilon == ldp.MIN_EPSILON

@@ -1,16 +1,20 @@
 """The results dashboard and its JSON endpoint: numbers, tallies, empty states, access."""
 
+import json
+
 import numpy as np
 import pytest
 from django.contrib.auth.models import Permission, User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils.html import escape
 
-from surveys.models import Question, Submission, Survey, Tally
-from surveys.results import WARN_BELOW_N
+from surveys import ldp, results
+from surveys.models import Choice, PrivacyPolicy, Question, Submission, Survey, Tally
 from surveys.simulate import simulate_responses
 from surveys.submissions import SubmissionError, submission_create
+from surveys.templatetags.charts import small_sample_answers
 from tests.test_submissions import stored_reports
 
 pytestmark = pytest.mark.django_db
@@ -80,11 +84,19 @@ def test_it_shows_the_cores_estimates_of_the_stored_reports(client, researcher, 
         assert n == shown["n"] == 150
         assert shown["mechanism"] == question.spec
         assert [c["support_count"] for c in shown["categories"]] == counts.tolist()
-        for field, key in [("consistent", "estimate"), ("proportions", "unbiased"),
+        for field, key in [("headline", "estimate"), ("ci_low", "ci_low"),
+                           ("ci_high", "ci_high"), ("proportions", "unbiased"),
                            ("std_errors", "std_error"), ("mle", "mle"),
-                           ("ci_low", "unbiased_ci_low"), ("ci_high", "unbiased_ci_high")]:
+                           ("consistent", "consistent")]:
             assert [c[key] for c in shown["categories"]] == pytest.approx(
                 getattr(expected, field).tolist(), abs=1e-12
+            )
+        assert [c["small_sample"] for c in shown["categories"]] == expected.small_sample.tolist()
+        wald = ldp.Z95 * expected.std_errors
+        for key, bound in [("unbiased_ci_low", expected.proportions - wald),
+                           ("unbiased_ci_high", expected.proportions + wald)]:
+            assert [c[key] for c in shown["categories"]] == pytest.approx(
+                bound.clip(0, 1).tolist(), abs=1e-12
             )
         for category in shown["categories"]:
             assert f"{100 * category['estimate']:.1f}%" in page
@@ -93,17 +105,17 @@ def test_it_shows_the_cores_estimates_of_the_stored_reports(client, researcher, 
     assert shape != "oue" or data["questions"][1]["mechanism"]["encoding"] == "unary"
 
 
-def test_it_uses_the_likelihood_ratio_interval_for_yes_no(client, researcher, make_survey):
+def test_it_names_the_estimator_and_the_interval_method(client, researcher, make_survey):
     survey = make_survey(researcher, status="open")
     submit(survey, 60)
     client.force_login(researcher)
-    yes_no = get_json(client, survey)["questions"][0]
-    counts, n = recount(survey.ordered_questions()[0])
-    low, high = survey.ordered_questions()[0].mechanism().lr_interval(counts, n)
-    no, yes = yes_no["categories"]
-    assert (yes["ci_low"], yes["ci_high"]) == pytest.approx((low, high))
-    assert (no["ci_low"], no["ci_high"]) == pytest.approx((1 - high, 1 - low))
-    assert yes["estimate"] == pytest.approx(min(max(yes["unbiased"], 0), 1))
+    assert get_json(client, survey)["methods"] == {
+        "estimate": {"name": ldp.HEADLINE_METHOD, "description": ldp.HEADLINE_DESCRIPTION},
+        "interval": {"name": ldp.INTERVAL_METHOD, "description": ldp.INTERVAL_DESCRIPTION},
+    }
+    page = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
+    for description in (ldp.HEADLINE_DESCRIPTION, ldp.INTERVAL_DESCRIPTION):
+        assert page.count(escape(description)) == 2  # in each question's details
 
 
 def test_it_keeps_tallies_equal_to_a_recount_after_many_submissions(researcher, make_survey):
@@ -199,11 +211,48 @@ def test_it_shows_an_open_survey_without_responses_as_an_empty_state(
 
 def test_it_warns_while_responses_are_too_few(client, researcher, make_survey):
     survey = make_survey(researcher, status="open")
-    submit(survey, WARN_BELOW_N // 5)
+    submit(survey, 10)
     client.force_login(researcher)
     page = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
-    assert page.count("Too few responses") == 2
-    assert all(q["warning"] for q in get_json(client, survey)["questions"])
+    for question in get_json(client, survey)["questions"]:
+        assert question["warning"] and question["small_sample"] and question["large_margin"]
+        assert all(c["small_sample"] for c in question["categories"])
+    assert page.count("Too few responses yet to pin down these figures.") == 2
+    assert page.count("The estimates can still move a lot") == 2
+
+
+def test_it_warns_on_a_rare_answer_however_many_responses_arrived(
+    client, researcher, make_survey
+):
+    """At epsilon 8 almost no report names an answer nobody truly gives: its count stays in
+    single figures, too lumpy for the interval, even with 2,000 responses."""
+    PrivacyPolicy.objects.update_or_create(pk=1, defaults={"max_question_epsilon": 8.0})
+    survey = make_survey(researcher, status="open", epsilons=(1.0, 8.0))
+    yes_no, categorical = survey.ordered_questions()
+    simulate_responses(survey, 2000, {yes_no.pk: [0.5, 0.5], categorical.pk: [0.6, 0.4, 0]}, 4)
+    client.force_login(researcher)
+    page = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
+    plain, flagged = get_json(client, survey)["questions"]
+    assert [c["small_sample"] for c in flagged["categories"]] == [False, False, True]
+    assert flagged["warning"] and flagged["small_sample"] and not flagged["large_margin"]
+    assert not plain["warning"] and not plain["small_sample"]
+    assert page.count("Too few responses yet") == 1
+    assert "Too few responses yet to pin down “Often”." in page
+    assert "The estimates can still move a lot" not in page
+
+
+@pytest.mark.parametrize(
+    "flags,words",
+    [
+        ([True, True], "these figures"),
+        ([False, True, False], "“A1”"),
+        ([True, True, False], "“A0” and “A1”"),
+        ([True] * 5 + [False], "“A0”, “A1”, “A2” and 2 other answers"),
+    ],
+)
+def test_it_names_the_flagged_answers_briefly(flags, words):
+    categories = [{"label": f"A{i}", "small_sample": flag} for i, flag in enumerate(flags)]
+    assert small_sample_answers({"categories": categories}) == words
 
 
 def test_it_drops_the_warning_once_the_margin_is_small(client, researcher, make_survey):
@@ -213,11 +262,68 @@ def test_it_drops_the_warning_once_the_margin_is_small(client, researcher, make_
     client.force_login(researcher)
     page = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
     data = get_json(client, survey)
-    assert "Too few responses" not in page
+    assert "Too few responses" not in page and "can still move a lot" not in page
     for question in data["questions"]:
-        assert not question["warning"] and question["margin_of_error"] <= 0.10
+        assert not question["warning"] and question["margin_of_error"] <= results.WARN_MARGIN
         assert question["more_for_target_margin"] == max(0, question["n_for_target_margin"] - 2000)
         assert f"±{100 * question['margin_of_error']:.1f} percentage points" in page
+
+
+def minimum_epsilon_survey(owner) -> Survey:
+    """A survey at the smallest epsilon, whose second question (a hundred answers, with
+    generalized randomized response forced) needs more respondents than the planner counts."""
+    survey = Survey.objects.create(owner=owner, title="Faint")
+    Question.objects.create(
+        survey=survey, order=1, text="Ever?", kind="yesno", epsilon=ldp.MIN_EPSILON
+    )
+    many = Question.objects.create(
+        survey=survey, order=2, text="Which?", kind="categorical", epsilon=ldp.MIN_EPSILON,
+        mechanism_override="grr",
+    )
+    many.choices.bulk_create(
+        [Choice(question=many, order=i, label=f"Answer {i}") for i in range(100)]
+    )
+    survey.open()
+    return survey
+
+
+@pytest.mark.parametrize("responses", [0, 30])
+def test_it_shows_results_at_the_minimum_epsilon(client, researcher, responses):
+    survey = minimum_epsilon_survey(researcher)
+    submit(survey, responses)
+    client.force_login(researcher)
+    for name in ROUTES:
+        response = client.get(reverse(name, args=[survey.pk]))
+        assert response.status_code == 200
+    page = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
+    yes_no, many = strict_json(client.get(reverse("survey-results-json", args=[survey.pk])))[
+        "questions"]
+    assert yes_no["n_for_target_margin"] > 10**7  # about 15 million
+    assert many["n_for_target_margin"] is None and many["more_for_target_margin"] is None
+    assert "it would take more than 1,000,000,000 responses" in page
+    if responses:
+        assert yes_no["warning"] and many["warning"]
+        assert page.count("more than ±100 percentage points") == 4  # warning and margin line
+
+
+def strict_json(response) -> dict:
+    """The body as browsers read JSON: NaN and Infinity are not JSON."""
+    def refuse(constant: str) -> None:
+        raise ValueError(f"{constant} is not JSON")
+
+    return json.loads(response.content, parse_constant=refuse)
+
+
+def test_it_never_serves_results_cached_by_another_version(
+    client, researcher, make_survey, monkeypatch
+):
+    survey = make_survey(researcher, status="open")
+    submit(survey, 30)
+    client.force_login(researcher)
+    monkeypatch.setattr(results, "RESULTS_VERSION", results.RESULTS_VERSION - 1)
+    older = get_json(client, survey)["snapshot"]
+    monkeypatch.undo()
+    assert get_json(client, survey)["snapshot"] not in {older, None}
 
 
 def test_it_draws_an_accessible_chart_from_zero_to_one_hundred_percent(

@@ -7,9 +7,12 @@ const budgetLine = document.getElementById("budget-line");
 const budget = JSON.parse(document.getElementById("epsilon-budget").textContent);
 const form = document.getElementById("question-form");
 const field = (name) => form.elements.namedItem(name);
+// Outside the form: a planning aid, not part of the question.
+const shareField = document.getElementById("expected-share");
 
 const percent = (x) => `${(100 * x).toFixed(x >= 0.995 || x < 0.1 ? 1 : 0)}%`;
-const points = (m) => `±${(100 * m).toFixed(1)} points`;
+// Beyond ±100 points a margin only says that the reports tell next to nothing.
+const points = (m) => (m >= 1 ? "more than ±100 points" : `±${(100 * m).toFixed(1)} points`);
 
 function choiceCount() {
   const text = field("choices")?.value ?? "";
@@ -29,17 +32,28 @@ function show(data) {
     data.encoding === "unary"
       ? `Each choice is a separate box; the box of the true answer is ticked with probability ${percent(data.truth_probability)}, the others are ticked at random.`
       : `We receive the respondent's true answer with probability ${percent(data.truth_probability)}; otherwise a random one.`;
+  const atShare = data.share !== null;
   const list = element("ul", "", "list-unstyled small mb-0");
-  for (const { n, margin } of data.margins) {
-    list.append(element("li", `${n.toLocaleString()} respondents: ${points(margin)}`));
+  for (const { n, margin, margin_at_share } of data.margins) {
+    const text = atShare ? `${points(margin_at_share)} (worst case ${points(margin)})` : points(margin);
+    list.append(element("li", `${n.toLocaleString()} respondents: ${text}`));
   }
+  const respondents = (n) =>
+    n === null
+      ? `more than ${data.planner_limit.toLocaleString()} respondents, out of reach: raise epsilon or accept a wider margin`
+      : `about ${n.toLocaleString()} respondents`;
+  const target = `±${Math.round(100 * data.target_margin)} points`;
+  const plan = atShare
+    ? `For ${target} on a share near ${percent(data.share)}: ${respondents(data.n_for_5_points_at_share)}. In the worst case: ${respondents(data.n_for_5_points)}.`
+    : `For ${target}: ${respondents(data.n_for_5_points)}.`;
+  const heading = atShare ? `a share near ${percent(data.share)}` : "any estimated percentage";
   body.replaceChildren(
     element("p", truth),
     element("p", `Any answer we receive is at most ${odds} times more likely from someone with one true answer than from someone with another (odds ratio e^ε).`),
     element("p", `Method: ${data.mechanism}. ${data.reason}`),
-    element("p", "Expected margin of error (95%) for an estimated percentage:", "mb-1 fw-semibold small"),
+    element("p", `Expected margin of error (95%) for ${heading}:`, "mb-1 fw-semibold small"),
     list,
-    element("p", `About ${data.n_for_5_points.toLocaleString()} respondents give ±5 points.`, "small mt-2 mb-0"),
+    element("p", plan, "small mt-2 mb-0"),
   );
 }
 
@@ -63,6 +77,7 @@ async function update() {
     kind: field("kind").value,
     k: String(field("kind").value === "yesno" ? 2 : choiceCount()),
     override: field("mechanism_override")?.value ?? "",
+    share: shareField.value,
   });
   pending?.abort();
   pending = new AbortController();
@@ -84,6 +99,7 @@ function toggleChoices() {
 }
 
 form.addEventListener("input", () => update());
+shareField.addEventListener("input", () => update());
 form.addEventListener("change", () => { toggleChoices(); update(); });
 toggleChoices();
 update();

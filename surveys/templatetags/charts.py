@@ -5,9 +5,11 @@ with estimates) as server-rendered SVG, so the page needs no script: per answer 
 bar for the estimate, the 95% interval's whisker and, for the simulated demo, the true share.
 
 The filters write proportions as the page shows them: ``{{ 0.1234|percent }}`` is "12.3%",
-``{{ low|percent_range:high }}`` "10.0%–14.6%", and ``{{ 0.043|points }}`` "4.3" (percentage
-points, for differences such as margins of error). ``{{ question|shows_truth }}`` tells whether
-a question's results carry true shares (the demo's).
+``{{ low|percent_range:high }}`` "10.0%–14.6%", ``{{ 0.043|points }}`` "4.3" (percentage
+points, for differences such as margins of error) and ``{{ 0.043|margin }}`` "±4.3 percentage
+points"; ``{{ 1799000|thousands }}`` is "1,799,000". ``{{ question|shows_truth }}`` tells
+whether a question's results carry true shares (the demo's), ``{{ question|small_sample_answers }}``
+names its answers whose figures rest on too little information yet.
 """
 
 from __future__ import annotations
@@ -42,6 +44,41 @@ def percent_range(low: float, high: float) -> str:
 @register.filter
 def points(proportion: float) -> str:
     return f"{100 * proportion:.1f}"
+
+
+@register.filter
+def margin(proportion: float) -> str:
+    """A margin of error in words. Beyond ±100 points (tiny epsilons, few responses) its
+    number says only that the reports tell next to nothing yet, so it is not written."""
+    if proportion >= 1:
+        return "more than ±100 percentage points"
+    return f"±{points(proportion)} percentage points"
+
+
+@register.filter
+def thousands(number: int) -> str:
+    return f"{number:,}"
+
+
+NAMED_ANSWERS = 3
+"""``small_sample_answers`` names at most this many answers: a warning is no place for a list."""
+
+
+@register.filter
+def small_sample_answers(question: dict[str, Any]) -> str:
+    """A question's answers flagged ``small_sample``, in words: "these figures" when all are,
+    else their quoted labels ("“A”", "“A” and “B”", "“A”, “B” and “C”"), or the first
+    ``NAMED_ANSWERS`` and a count ("“A”, “B”, “C” and 4 other answers")."""
+    categories = question["categories"] or []
+    labels = [f"“{c['label']}”" for c in categories if c["small_sample"]]
+    if len(labels) == len(categories):
+        return "these figures"
+    if len(labels) > NAMED_ANSWERS:
+        rest = len(labels) - NAMED_ANSWERS
+        labels = [*labels[:NAMED_ANSWERS], f"{rest} other answer{'s' if rest > 1 else ''}"]
+    if len(labels) < 2:
+        return "".join(labels)
+    return f"{', '.join(labels[:-1])} and {labels[-1]}"
 
 
 @register.inclusion_tag("surveys/results/chart.svg.html")

@@ -22,7 +22,9 @@ from surveys.models import (
     Survey,
     build_mechanism,
     total_epsilon,
+    validate_epsilon_value,
 )
+from surveys.results import TARGET_MARGIN, respondents_needed
 from surveys.views.access import get_own_survey, researcher_required
 from surveys.views.respond import respond_context
 
@@ -219,8 +221,11 @@ def question_move(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect(f"{survey.get_absolute_url()}#question-{question.pk}")
 
 
-def _explain(epsilon: float, kind: str, k: int, override: str) -> dict:
-    """What an epsilon means for one question, in numbers the authoring page puts in words."""
+def _explain(epsilon: float, kind: str, k: int, override: str, share: float | None) -> dict:
+    """What an epsilon means for one question, in numbers the authoring page puts in words:
+    margins of error for ``PLANNING_SIZES`` and respondents needed for ``TARGET_MARGIN``, in
+    the worst case and, if the researcher expects one, at the expected ``share`` (in [0, 1]).
+    Respondents needed are None beyond the planner's limit (``planner_limit``)."""
     mechanism = build_mechanism(kind, epsilon, k, override)
     if kind == Question.Kind.YES_NO:
         reason = "Yes/no questions use randomized response, the most accurate method for them."
@@ -228,6 +233,7 @@ def _explain(epsilon: float, kind: str, k: int, override: str) -> dict:
         reason = "You chose this method."
     else:
         reason = ldp.choice_reason(epsilon, k)
+    at_share = share is not None
     return {
         "epsilon": epsilon,
         "odds": math.exp(epsilon),
@@ -235,33 +241,66 @@ def _explain(epsilon: float, kind: str, k: int, override: str) -> dict:
         "encoding": mechanism.encoding,
         "mechanism": mechanism.label,
         "reason": reason,
-        "margins": [{"n": n, "margin": mechanism.margin_of_error(n)} for n in PLANNING_SIZES],
-        "n_for_5_points": mechanism.n_for_margin(0.05),
+        "share": share,
+        "margins": [
+            {
+                "n": n,
+                "margin": mechanism.margin_of_error(n),
+                "margin_at_share": mechanism.margin_of_error(n, share=share) if at_share else None,
+            }
+            for n in PLANNING_SIZES
+        ],
+        "target_margin": TARGET_MARGIN,
+        "n_for_5_points": respondents_needed(mechanism, TARGET_MARGIN),
+        "n_for_5_points_at_share": (
+            respondents_needed(mechanism, TARGET_MARGIN, share) if at_share else None
+        ),
+        "planner_limit": ldp.MAX_PLANNED_RESPONDENTS,
     }
+
+
+def _expected_share(percent: str) -> float | None:
+    """The expected share typed in percent, as a proportion; None if left blank. Raises
+    ValueError unless it is a number from 0 to 100."""
+    if not percent.strip():
+        return None
+    share = float(percent) / 100
+    if not 0 <= share <= 1:  # also refuses NaN and infinities
+        raise ValueError(f"not a percentage: {percent!r}")
+    return share
+
+
+def _refuse(message: str) -> JsonResponse:
+    return JsonResponse({"error": message}, status=400)
 
 
 @require_safe
 @researcher_required
 def epsilon_explain(request: HttpRequest) -> JsonResponse:
-    """JSON for the live explanation next to the epsilon field."""
+    """JSON for the live explanation next to the epsilon field (see ``_explain``). Query:
+    ``epsilon``, ``kind``, ``k``, ``override`` and, optionally, ``share``: the expected share
+    of the answer the researcher cares about, in percent (blank: the worst case only). Bad
+    input gets status 400 with a message in ``error``, never a server error."""
     try:
         epsilon = float(request.GET.get("epsilon", ""))
         k = int(request.GET.get("k") or 2)
     except ValueError:
-        return JsonResponse({"error": "Enter a number, for example 1 or 0.5."}, status=400)
+        return _refuse("Enter a number, for example 1 or 0.5.")
+    try:
+        validate_epsilon_value(epsilon)
+    except ValidationError as error:
+        return _refuse(error.messages[0])
     kind = request.GET.get("kind", Question.Kind.YES_NO)
     override = request.GET.get("override", "")
-    if not (math.isfinite(epsilon) and 0 < epsilon <= ldp.MAX_EPSILON):
-        return JsonResponse(
-            {"error": "Epsilon must be a number greater than 0 (for example 1)."}, status=400
-        )
     if kind not in Question.Kind.values or override not in Question.Override.values:
-        return JsonResponse({"error": "Unknown answer type or method."}, status=400)
+        return _refuse("Unknown answer type or method.")
     if not 2 <= k <= ldp.MAX_CATEGORIES:
-        return JsonResponse(
-            {"error": f"A question needs between 2 and {ldp.MAX_CATEGORIES} choices."}, status=400
-        )
+        return _refuse(f"A question needs between 2 and {ldp.MAX_CATEGORIES} choices.")
     try:
-        return JsonResponse(_explain(epsilon, kind, k, override))
-    except (ValueError, ValidationError) as error:
-        return JsonResponse({"error": str(error)}, status=400)
+        share = _expected_share(request.GET.get("share", ""))
+    except ValueError:
+        return _refuse("The expected share must be a percentage from 0 to 100, for example 5.")
+    try:
+        return JsonResponse(_explain(epsilon, kind, k, override, share))
+    except ValueError as error:  # the core's own refusals, should they ever be stricter
+        return _refuse(str(error))

@@ -21,7 +21,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpRe
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from surveys import results
+from surveys import ldp, results
 from surveys.views.access import get_own_survey
 
 CSV_CHUNK = 64 * 1024
@@ -41,6 +41,7 @@ def survey_results(request: HttpRequest, pk: int) -> HttpResponse:
             "data": data,
             "is_demo": any(results.shows_truth(question) for question in data["questions"]),
             "target_points": round(100 * results.TARGET_MARGIN),
+            "planner_limit": ldp.MAX_PLANNED_RESPONDENTS,
             "cache_seconds": results.CACHE_SECONDS,
         },
     )
