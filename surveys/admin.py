@@ -8,7 +8,9 @@ from django.utils.html import format_html_join
 
 from surveys.models import TOTAL_EPSILON, Choice, PrivacyPolicy, Question, Survey
 
-FROZEN_QUESTION_FIELDS = ["order", "text", "help_text", "kind", "epsilon", "mechanism_override"]
+FROZEN_QUESTION_FIELDS = [
+    "order", "text", "help_text", "kind", "used_for_breakdowns", "epsilon", "mechanism_override",
+]
 
 
 class FrozenAwareInline(admin.TabularInline):

@@ -38,13 +38,16 @@ class QuestionForm(forms.ModelForm):
 
     class Meta:
         model = Question
-        fields = ["text", "help_text", "kind", "epsilon", "mechanism_override"]
+        fields = [
+            "text", "help_text", "kind", "used_for_breakdowns", "epsilon", "mechanism_override",
+        ]
         labels = {
             "text": "Question",
             "help_text": "Help text (optional)",
             "kind": "Answer type",
             "epsilon": "Privacy level (epsilon)",
             "mechanism_override": "Randomization method",
+            "used_for_breakdowns": "Used for breakdowns (a grouping question)",
         }
         help_texts = {
             "epsilon": "Smaller means stronger protection for respondents but a wider margin "
@@ -116,3 +119,60 @@ class InvitationForm(forms.Form):
         self.helper = FormHelper()
         self.helper.form_tag = False
 
+
+
+class BreakdownForm(forms.Form):
+    """The query of a breakdown page: the question to break down by and, optionally, the two
+    of its groups to compare. Refuses the question itself and questions of other surveys."""
+
+    by = forms.TypedChoiceField(
+        coerce=int,
+        label="Break down by",
+        error_messages={
+            "required": "Choose a question to break down by.",
+            "invalid_choice": "This survey has no question %(value)s to break down by.",
+        },
+    )
+    first = forms.TypedChoiceField(
+        coerce=int, required=False, empty_value=None, label="Compare the group"
+    )
+    second = forms.TypedChoiceField(
+        coerce=int, required=False, empty_value=None, label="with the group"
+    )
+
+    def __init__(self, data, *, questions: list[Question], question: Question) -> None:
+        super().__init__(data)
+        self.question = question
+        self.questions = {q.pk: q for q in questions}
+        self.fields["by"].choices = [
+            (q.pk, f"{position}. {q.text}") for position, q in enumerate(questions, 1)
+        ]
+        by = self.questions.get(_as_int(self.data.get("by")))
+        groups = list(enumerate(by.labels())) if by else []
+        self.fields["first"].choices = self.fields["second"].choices = [("", "—"), *groups]
+
+    def clean_by(self) -> Question:
+        group = self.questions[self.cleaned_data["by"]]
+        if group.pk == self.question.pk:
+            raise forms.ValidationError("A question cannot be broken down by itself.")
+        return group
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        pair = cleaned.get("first"), cleaned.get("second")
+        if any(g is None for g in pair):
+            if pair != (None, None) and not self.errors:
+                self.add_error("second", "Choose both groups to compare, or neither.")
+            cleaned["compare"] = None
+        elif pair[0] == pair[1]:
+            self.add_error("second", "Choose two different groups to compare.")
+        else:
+            cleaned["compare"] = pair
+        return cleaned
+
+
+def _as_int(value: object) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None

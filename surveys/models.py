@@ -212,6 +212,7 @@ class Survey(models.Model):
                     kind=question.kind,
                     epsilon=question.epsilon,
                     mechanism_override=question.mechanism_override,
+                    used_for_breakdowns=question.used_for_breakdowns,
                 )
                 Choice.objects.bulk_create(
                     [
@@ -266,6 +267,13 @@ class Question(models.Model):
     mechanism_override = models.CharField(
         max_length=8, choices=Override.choices, blank=True, default=""
     )
+    used_for_breakdowns = models.BooleanField(
+        "used for breakdowns",
+        default=False,
+        help_text="A question that sorts respondents into groups (faculty, year of study, age "
+        "band), so that other questions can be broken down by it. It usually deserves a "
+        "larger epsilon: it is less sensitive, and every group's figures rest on it.",
+    )
     # The mechanism's full specification, frozen when the survey opens. Reports were
     # randomized with exactly these parameters, so they can never change afterwards.
     spec = models.JSONField(null=True, blank=True, editable=False)
@@ -276,6 +284,15 @@ class Question(models.Model):
         help_text="The true share of each answer (k numbers adding up to 1) that simulated "
         "responses are drawn from. Only the demo survey has it; its results show it beside "
         "the estimates.",
+    )
+    simulated_given = models.JSONField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="For the demo only: {\"question\": id, \"shares\": one list of k true "
+        "shares per answer of that question}: simulated answers to this question are drawn "
+        "given the respondent's simulated answer to that one, which builds a real difference "
+        "between its groups into the demo.",
     )
 
     class Meta:
@@ -405,6 +422,8 @@ class Submission(models.Model):
                 fields=["survey", "idempotency_key"], name="submission_idempotency_unique"
             ),
         ]
+        # Breakdowns read a survey's submissions after a given id (surveys.breakdowns).
+        indexes = [models.Index(fields=["survey", "id"], name="submission_survey_id")]
 
     def __str__(self) -> str:
         return f"Submission {self.pk}"
@@ -425,6 +444,34 @@ class Tally(models.Model):
 
     def __str__(self) -> str:
         return f"{self.count} reports support category {self.index}"
+
+
+class PairTally(models.Model):
+    """The pair counts of two questions of a survey (``joint.PairCounts``, as JSON), folded in
+    from the submissions up to ``through`` (a submission id) by ``surveys.breakdowns``.
+
+    Stored once per pair, ``question_a`` being the one with the smaller id. Correct because
+    one survey's submissions get their ids in the order they commit: ``submissions.store``
+    takes the survey row's lock (its counter update) before inserting, and holds it to the
+    commit, so a submission is never committed after one with a larger id of the same survey.
+    """
+
+    question_a = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
+    question_b = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
+    counts = models.JSONField()
+    through = models.PositiveBigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["question_a", "question_b"], name="pair_tally_unique"),
+            models.CheckConstraint(
+                condition=models.Q(question_a__lt=models.F("question_b")),
+                name="pair_tally_ordered",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Pair counts of questions {self.question_a_id} and {self.question_b_id}"
 
 
 class Invitation(models.Model):

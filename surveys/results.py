@@ -34,7 +34,7 @@ METHODS = {
 }
 """How the headline estimates and their intervals are made, for the pages and the JSON."""
 
-RESULTS_VERSION = 2
+RESULTS_VERSION = 3
 """Part of every snapshot, so that results (and result cards) cached by a version of the
 site that computed or showed other fields are never served: bump it when they change."""
 
@@ -56,13 +56,13 @@ def survey_results(survey: Survey) -> dict[str, Any]:
     view after the first costs one cache read, and a new response changes the key, so they
     are never stale. Drafts are not cached.
     """
-    snapshot = _snapshot(survey, survey.response_count)
-    computed = cache.get(f"survey-results:{snapshot}") if snapshot else None
+    current = snapshot(survey, survey.response_count)
+    computed = cache.get(f"survey-results:{current}") if current else None
     if computed is None:
         counts, n = _support_counts(survey)
         computed = _questions_results(survey, counts, n)
         # Stored under the n actually read, which may already be ahead of survey.response_count.
-        computed["snapshot"] = _snapshot(survey, n)
+        computed["snapshot"] = snapshot(survey, n)
         if computed["snapshot"]:
             cache.set(f"survey-results:{computed['snapshot']}", computed, CACHE_SECONDS)
     return {
@@ -81,7 +81,9 @@ def survey_results(survey: Survey) -> dict[str, Any]:
     }
 
 
-def _snapshot(survey: Survey, n: int) -> str | None:
+def snapshot(survey: Survey, n: int) -> str | None:
+    """What an opened survey's results are a function of, as a short key (None for drafts):
+    the survey, when it opened, its number of responses, and ``RESULTS_VERSION``."""
     if survey.is_draft or survey.opened_at is None:
         return None
     inputs = json.dumps([RESULTS_VERSION, survey.pk, survey.opened_at.isoformat(), n])
@@ -165,6 +167,7 @@ def question_results(
         "position": position,
         "text": question.text,
         "kind": question.kind,
+        "used_for_breakdowns": question.used_for_breakdowns,
         "labels": labels,
         "mechanism": mechanism.spec(),
         "mechanism_label": mechanism.label,

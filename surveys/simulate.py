@@ -18,8 +18,18 @@ from surveys.models import Submission, Survey
 from surveys.submissions import store, stored_form
 
 DEMO_TITLE = "Cannabis use (demo)"
+DEMO_YEARS: tuple[float, ...] = (0.40, 0.35, 0.25)
+"""The true distribution of the demo's grouping question: year of study (first, second, third
+or later)."""
+DEMO_USE_BY_YEAR: tuple[tuple[float, ...], ...] = ((0.90, 0.10), (0.75, 0.25), (0.55, 0.45))
+"""Used cannabis in the past 12 months (No, Yes) within each year of study: the real
+difference the demo's breakdown shows (``Question.simulated_given``)."""
 DEMO_TRUTH: tuple[tuple[float, ...], ...] = (
-    (0.75, 0.25),  # Used cannabis in the past 12 months? No / Yes
+    DEMO_YEARS,
+    tuple(  # Used cannabis in the past 12 months? No / Yes, over all years
+        round(sum(y * use[answer] for y, use in zip(DEMO_YEARS, DEMO_USE_BY_YEAR, strict=True)), 12)
+        for answer in range(2)
+    ),
     (0.70, 0.10, 0.06, 0.05, 0.04, 0.05),  # How often? Never ... Daily, Prefer not to say
 )
 """The true distribution of each demo question, by position, which the demo command stores on
@@ -33,36 +43,57 @@ BATCH = 5000
 def load_demo_responses(survey: Survey, n: int = 3000, seed: int = 20240917) -> None:
     """Fill the (open) demo survey with ``n`` simulated respondents drawn from the true shares
     stored on its questions (``Question.simulated_truth``); ValueError if one has none."""
-    truth = {
-        question.pk: question.simulated_truth
-        for question in survey.ordered_questions()
-        if question.simulated_truth is not None
-    }
-    simulate_responses(survey, n, truth, seed)
+    questions = list(survey.ordered_questions())
+    truth = {q.pk: q.simulated_truth for q in questions if q.simulated_truth is not None}
+    given = {q.pk: q.simulated_given for q in questions if q.simulated_given is not None}
+    simulate_responses(survey, n, truth, seed, given)
+
+
+Given = Mapping[str, object]
+"""{"question": id, "shares": one distribution per answer of that question}."""
 
 
 def simulate_responses(
-    survey: Survey, n: int, truth: Mapping[int, list[float]], seed: int
+    survey: Survey,
+    n: int,
+    truth: Mapping[int, list[float]],
+    seed: int,
+    given: Mapping[int, Given] | None = None,
 ) -> None:
     """Store ``n`` respondents whose true answers to each question are drawn independently
-    from ``truth[question id]`` (a distribution over its k answers), randomized with the
-    question's mechanism. The survey must be open. Same seed, same reports."""
+    from ``truth[question id]`` (a distribution over its k answers) or, for the questions in
+    ``given``, from ``given[id]["shares"][a]`` where a is the respondent's answer to the
+    question ``given[id]["question"]`` (itself drawn from its truth); each randomized with
+    its question's mechanism. The survey must be open. Same seed, same reports."""
     if not survey.is_open:
         raise ValueError("Only an open survey can receive responses.")
+    given = given or {}
     rng = np.random.default_rng(seed)
-    reports = {}
-    for question in survey.ordered_questions():
-        mechanism = question.mechanism()
-        distribution = np.asarray(truth.get(question.pk, ()), dtype=float)
-        if distribution.shape != (mechanism.k,) or not math.isclose(distribution.sum(), 1) or (
-            distribution.min() < 0
-        ):
-            raise ValueError(
-                f"The truth for “{question.text}” must be {mechanism.k} shares adding up to 1."
-            )
-        values = rng.choice(mechanism.k, size=n, p=distribution)
-        reports[question.pk] = mechanism.perturb(values, rng)
-    store_reports(survey, reports)
+    questions = list(survey.ordered_questions())
+    values: dict[int, np.ndarray] = {}
+    for question in sorted(questions, key=lambda q: q.pk in given):  # groups drawn first
+        k = question.mechanism().k
+        if question.pk in given:
+            condition = given[question.pk]
+            shares = [_distribution(question, k, row) for row in condition["shares"]]
+            groups = values[condition["question"]]
+            cumulative = np.cumsum(shares, axis=1)[groups]
+            values[question.pk] = (rng.random((n, 1)) > cumulative[:, :-1]).sum(axis=1)
+        else:
+            distribution = _distribution(question, k, truth.get(question.pk, ()))
+            values[question.pk] = rng.choice(k, size=n, p=distribution)
+    store_reports(
+        survey, {q.pk: q.mechanism().perturb(values[q.pk], rng) for q in questions}
+    )
+
+
+def _distribution(question, k: int, shares: object) -> np.ndarray:
+    distribution = np.asarray(shares, dtype=float)
+    if distribution.shape != (k,) or not math.isclose(distribution.sum(), 1) or (
+        distribution.min() < 0
+    ):
+        raise ValueError(f"The truth for “{question.text}” must be {k} shares adding up to 1.")
+    return distribution
 
 
 def store_reports(survey: Survey, reports: Mapping[int, np.ndarray]) -> None:

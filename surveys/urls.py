@@ -3,7 +3,7 @@
 from django.urls import path, register_converter
 
 from surveys.models import PUBLIC_TOKEN
-from surveys.views import authoring, invitations, pages, respond, results
+from surveys.views import authoring, breakdowns, invitations, pages, respond, results
 
 
 class PublicTokenConverter:
@@ -49,6 +49,21 @@ urlpatterns = [
     # Researchers: results and exports
     path("surveys/<int:pk>/results/", results.survey_results, name="survey-results"),
     path("surveys/<int:pk>/results.json", results.survey_results_json, name="survey-results-json"),
+    path(
+        "surveys/<int:pk>/results/<int:question>/breakdown/",
+        breakdowns.question_breakdown,
+        name="question-breakdown",
+    ),
+    path(
+        "surveys/<int:pk>/results/<int:question>/breakdown.json",
+        breakdowns.question_breakdown_json,
+        name="question-breakdown-json",
+    ),
+    path(
+        "surveys/<int:pk>/results/<int:question>/breakdown.csv",
+        breakdowns.question_breakdown_csv,
+        name="question-breakdown-csv",
+    ),
     path(
         "surveys/<int:pk>/export/reports.csv", results.export_reports_csv, name="export-reports-csv"
     ),

@@ -120,6 +120,13 @@ def audit(database_url: str, survey_pk: int) -> dict:
     return _django_child(database_url, "audit", str(survey_pk))
 
 
+def fold(database_url: str, survey_pk: int) -> dict:
+    """Bring the pair counts of every pair of the survey's questions up to date, as a
+    breakdown view does (``surveys.breakdowns.pair_counts``): {"a,b": ``PairCounts.to_json``}
+    for each pair of question ids a < b."""
+    return _django_child(database_url, "fold", str(survey_pk))
+
+
 @functools.cache
 def collect_static() -> None:
     """With DEBUG off, pages name static files through whitenoise's manifest, which
@@ -428,9 +435,23 @@ def _audit(survey_pk: int) -> dict:
     }
 
 
+def _fold(survey_pk: int) -> dict:
+    from itertools import combinations
+
+    from surveys.breakdowns import pair_counts
+    from surveys.models import Survey
+
+    survey = Survey.objects.get(pk=survey_pk)
+    return {
+        f"{a.pk},{b.pk}": pair_counts(survey, a, b).to_json()
+        for a, b in combinations(survey.ordered_questions(), 2)
+    }
+
+
 if __name__ == "__main__":
     import django
 
     django.setup()
-    command = sys.argv[1]
-    print(json.dumps(_prepare() if command == "prepare" else _audit(int(sys.argv[2]))))
+    command, *arguments = sys.argv[1:]
+    commands = {"prepare": _prepare, "audit": _audit, "fold": _fold}
+    print(json.dumps(commands[command](*map(int, arguments))))

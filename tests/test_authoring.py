@@ -5,7 +5,7 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 from django.utils.html import escape
 
-from surveys import ldp
+from surveys import joint, ldp
 from surveys.models import (
     EPSILON_TOO_SMALL,
     TOTAL_EPSILON,
@@ -13,6 +13,7 @@ from surveys.models import (
     PrivacyPolicy,
     Question,
     Survey,
+    build_mechanism,
     total_epsilon,
 )
 
@@ -476,3 +477,167 @@ def test_it_plans_for_the_expected_share_in_the_authoring_panel(
         "accept a wider margin."
     ).wait_for()
     assert "200 respondents: more than ±100 points" in panel.inner_text()
+
+
+def test_it_saves_whether_a_question_is_used_for_breakdowns(client, researcher):
+    survey = Survey.objects.create(owner=researcher, title="T")
+    client.force_login(researcher)
+    html = client.get(reverse("question-create", args=[survey.pk])).content.decode()
+    assert "Used for breakdowns (a grouping question)" in html
+    assert 'id="group-share-row" hidden>' in html
+    data = {"text": "Faculty?", "kind": "categorical", "epsilon": "2", "choices": "Arts\nScience",
+            "used_for_breakdowns": "on"}
+    assert client.post(reverse("question-create", args=[survey.pk]), data).status_code == 302
+    question = survey.questions.get()
+    assert question.used_for_breakdowns
+    html = client.get(reverse("question-edit", args=[question.pk])).content.decode()
+    assert 'id="group-share-row">' in html  # the group size box shows for a grouping question
+    del data["used_for_breakdowns"]
+    client.post(reverse("question-edit", args=[question.pk]), data)
+    question.refresh_from_db()
+    assert not question.used_for_breakdowns
+
+
+@pytest.mark.parametrize("grouping", [None, "", "0"])
+def test_it_gives_no_grouping_advice_for_an_ordinary_question(client, researcher, grouping):
+    client.force_login(researcher)
+    query = {"epsilon": "1", "group_share": "not a number"}
+    if grouping is not None:
+        query["grouping"] = grouping
+    assert explain(client, **query)["grouping"] is None
+
+
+def test_it_suggests_a_larger_epsilon_for_a_grouping_question(client, researcher):
+    client.force_login(researcher)
+    data = explain(client, epsilon="1", kind="categorical", k="4", grouping="1", group_share="20")
+    grouping = data["grouping"]
+    assert grouping["suggested_epsilon"] == 2 and grouping["below_suggestion"]
+    assert "twice this site's default of 1" in grouping["advice"]
+    assert "every group's figures rest on it" in grouping["advice"]
+    assert "total epsilon" in grouping["advice"]
+    assert "below the 2 we suggest" in grouping["hint"]
+    assert data["epsilon"] == 1  # a hint, not a refusal
+    at_suggestion = explain(client, epsilon="2", kind="yesno", grouping="1", group_share="20")
+    assert not at_suggestion["grouping"]["below_suggestion"]
+    assert at_suggestion["grouping"]["hint"] is None
+    assert at_suggestion["grouping"]["n_for_5_points_at_suggestion"] is None
+
+
+@pytest.mark.parametrize(
+    "default,maximum,suggested", [(1.0, 4.0, 2.0), (0.25, 4.0, 0.5), (1.0, 1.5, 1.5)]
+)
+def test_it_never_suggests_more_than_the_per_question_maximum(
+    client, researcher, default, maximum, suggested
+):
+    PrivacyPolicy.objects.update_or_create(
+        pk=1, defaults={"default_epsilon": default, "max_question_epsilon": maximum}
+    )
+    client.force_login(researcher)
+    grouping = explain(client, epsilon=str(suggested), grouping="1", group_share="20")["grouping"]
+    assert grouping["suggested_epsilon"] == suggested and grouping["hint"] is None
+    assert grouping["other_epsilon"] == default
+    if suggested == maximum:
+        assert "largest epsilon for one question" in grouping["advice"]
+
+
+def test_it_plans_respondents_within_a_group_with_the_core(client, researcher):
+    PrivacyPolicy.objects.update_or_create(pk=1, defaults={"default_epsilon": 0.5})
+    client.force_login(researcher)
+    data = explain(client, epsilon="0.8", kind="categorical", k="5", grouping="1",
+                   group_share="20", share="5")
+    grouping = data["grouping"]
+    this = build_mechanism("categorical", 0.8, 5)
+    other = build_mechanism("yesno", 0.5, 2)  # the stated assumption: yes/no at the default
+    assert grouping["other_kind"] == "yesno" and grouping["other_epsilon"] == 0.5
+    assert grouping["other_mechanism"] == other.label
+    assert grouping["group_share"] == 0.2
+    assert grouping["n_for_5_points"] == joint.n_for_margin_within_group(this, other, 0.05, 0.2)
+    assert grouping["n_for_5_points_at_suggestion"] == joint.n_for_margin_within_group(
+        build_mechanism("categorical", 1.0, 5), other, 0.05, 0.2)
+    assert grouping["n_for_5_points_at_suggestion"] <= grouping["n_for_5_points"]
+    assert [m["n"] for m in grouping["margins"]] == [200, 1000, 5000]
+    for margins in grouping["margins"]:
+        assert margins["margin"] == pytest.approx(
+            joint.margin_within_group(this, other, margins["n"], 0.2))
+    # A breakdown within a fifth of the respondents needs more of them than the question alone.
+    assert grouping["n_for_5_points"] > data["n_for_5_points"]
+    smaller = explain(client, epsilon="0.8", kind="categorical", k="5", grouping="1",
+                      group_share="5")["grouping"]
+    assert smaller["n_for_5_points"] > grouping["n_for_5_points"]
+
+
+def test_it_waits_for_a_group_size(client, researcher):
+    client.force_login(researcher)
+    grouping = explain(client, epsilon="1", grouping="1", group_share=" ")["grouping"]
+    assert grouping["group_share"] is None and grouping["margins"] == []
+    assert grouping["n_for_5_points"] is None and grouping["advice"]
+
+
+def test_it_says_when_a_breakdown_is_out_of_reach(client, researcher, monkeypatch):
+    client.force_login(researcher)
+    data = explain(client, epsilon=f"{ldp.MIN_EPSILON}", kind="categorical", k="1000",
+                   override="grr", grouping="1", group_share="0.001")
+    assert data["grouping"]["n_for_5_points"] is None
+    assert data["planner_limit"] == ldp.MAX_PLANNED_RESPONDENTS
+
+    def refuse(*args, **kwargs):
+        raise ValueError("absurd target")
+
+    monkeypatch.setattr(joint, "n_for_margin_within_group", refuse)
+    monkeypatch.setattr(joint, "margin_within_group", refuse)
+    grouping = explain(client, epsilon="1", grouping="1", group_share="20")["grouping"]
+    assert grouping["n_for_5_points"] is None and grouping["n_for_5_points_at_suggestion"] is None
+    assert all(m["margin"] is None for m in grouping["margins"])
+
+
+@pytest.mark.parametrize("group_share", ["abc", "0", "-5", "100.5", "nan", "inf", "1e400", "-0"])
+def test_it_refuses_a_group_size_that_is_not_a_percentage(client, researcher, group_share):
+    client.force_login(researcher)
+    query = {"epsilon": "1", "grouping": "1", "group_share": group_share}
+    response = client.get(reverse("epsilon-explain"), query)
+    assert response.status_code == 400
+    assert response.json()["error"] == (
+        "The expected group size must be a percentage above 0 and at most 100, for example 20.")
+
+
+def test_it_refuses_an_unknown_grouping_flag(client, researcher):
+    client.force_login(researcher)
+    response = client.get(reverse("epsilon-explain"), {"epsilon": "1", "grouping": "yes"})
+    assert response.status_code == 400 and response.json()["error"]
+
+
+@pytest.mark.browser
+@pytest.mark.usefixtures("transactional_db")
+def test_it_advises_on_a_grouping_question_in_the_authoring_panel(
+    client, researcher, page, live_server
+):
+    survey = Survey.objects.create(owner=researcher, title="T")
+    client.force_login(researcher)
+    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
+                               "url": live_server.url}])
+    page.goto(live_server.url + reverse("question-create", args=[survey.pk]))
+    panel = page.locator("#explain-body")
+    page.fill("#id_epsilon", "1")
+    panel.get_by_text("For ±5 points: about 1,799 respondents.").wait_for()
+    assert not page.is_visible("#group-share")
+    page.check("#id_used_for_breakdowns")
+    panel.get_by_text("We suggest 2 (twice this site's default of 1)", exact=False).wait_for()
+    panel.get_by_text("below the 2 we suggest", exact=False).wait_for()
+    assert page.is_visible("#group-share") and page.input_value("#group-share") == "20"
+    mechanism = ldp.randomized_response(1.0)
+    needed = joint.n_for_margin_within_group(mechanism, mechanism, 0.05, 0.2)
+    panel.get_by_text(
+        f"For ±5 points on the share of an answer within a group of 20% of respondents: "
+        f"about {needed:,} respondents.", exact=False).wait_for()
+    assert "yes/no question at this site's default epsilon (1)" in panel.inner_text()
+    page.fill("#group-share", "0")
+    panel.get_by_text("The expected group size must be a percentage above 0").wait_for()
+    page.fill("#group-share", "20")
+    page.fill("#id_epsilon", "2")
+    needed = ldp.randomized_response(2.0).n_for_margin(0.05)
+    panel.get_by_text(f"For ±5 points: about {needed:,} respondents.").wait_for()
+    assert "For breakdowns by this question" in panel.inner_text()
+    assert "below the" not in panel.inner_text()
+    page.uncheck("#id_used_for_breakdowns")
+    page.locator("#grouping-title").wait_for(state="detached")
+    assert not page.is_visible("#group-share")

@@ -50,11 +50,13 @@ def test_it_never_runs_a_script_typed_into_a_survey(live_server, page, hostile_s
     page.on("dialog", lambda dialog: dialogs.append(dialog) or dialog.dismiss())
     sign_in(page, live_server)
     pk, public_id = hostile_survey.pk, hostile_survey.public_id
+    yes_no, categorical = hostile_survey.ordered_questions()
     urls = [
         reverse("survey-list"),
         reverse("survey-detail", args=[pk]),
         reverse("survey-preview", args=[pk]),
         reverse("survey-results", args=[pk]),
+        reverse("question-breakdown", args=[pk, yes_no.pk]) + f"?by={categorical.pk}",
         reverse("respond", args=[public_id]),
         reverse("respond-thanks", args=[public_id]),
     ]

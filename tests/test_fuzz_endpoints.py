@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from surveys import ldp
 from surveys.models import Invitation, Submission, Survey, Tally
+from surveys.simulate import simulate_responses
 from tests.test_submissions import questions, survey_of_every_encoding, valid_reports
 
 pytestmark = pytest.mark.django_db
@@ -271,6 +272,37 @@ def test_it_serves_estimates_only_to_the_owner_and_administrators(world, who):
         else:
             assert response.status_code == 404
         assert state() == before
+
+    check()
+
+
+def test_it_answers_any_breakdown_query_with_figures_or_a_clear_error(client, world):
+    """Any question ids and query: the breakdown (200, strict JSON) when both questions are
+    the survey's and differ and the groups compared are two different ones, else 400 with a
+    message (404 for a question outside the survey); never a server error."""
+    target, other = world["target"], world["other"]
+    simulate_responses(target, 40, {q.pk: [1 / q.mechanism().k] * q.mechanism().k
+                                     for q in target.ordered_questions()}, seed=2)
+    client.force_login(world["users"]["owner"])
+    ids = [q.pk for q in target.ordered_questions()]
+    question_ids = st.sampled_from(ids + [q.pk for q in other.ordered_questions()])
+    values = st.sampled_from([str(pk) for pk in ids]) | st.integers(-2, 12).map(str) | st.text(
+        TEXT, max_size=8)
+    queries = st.dictionaries(st.sampled_from(["by", "first", "second", "x"]), values, max_size=3)
+
+    @FUZZ
+    @given(question=question_ids, query=queries)
+    def check(question: int, query: dict) -> None:
+        url = reverse("question-breakdown-json", args=[target.pk, question])
+        response = client.get(url, query)
+        if question not in ids:
+            assert response.status_code == 404
+        elif response.status_code == 400:
+            assert response.json()["error"]
+        else:
+            assert response.status_code == 200, (query, response.content[:300])
+            data = strict_json(response.content)
+            assert data["question"]["id"] == question and data["by"]["id"] != question
 
     check()
 

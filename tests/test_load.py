@@ -12,12 +12,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from surveys import ldp
+from surveys import joint, ldp
 from tests.load import (
     Outcome,
     Unreachable,
     audit,
     drive,
+    fold,
     fresh_database,
     gunicorn_server,
     make_jobs,
@@ -96,3 +97,34 @@ def test_it_stores_every_accepted_submission_exactly_once(database):
     assert_answered_once_each(outcomes, jobs)
     assert sum(outcome.status == 201 for outcome in outcomes) == SUBMISSIONS
     assert_stored_exactly(database, survey, jobs)
+
+
+def test_pair_counts_folded_while_respondents_submit_equal_a_recount(database):
+    """Breakdowns fold new submissions into stored pair counts (surveys.breakdowns). Fold
+    every pair three times while respondents are submitting (the next submissions wait, the
+    ones in flight go on), then once more: the counts equal a recount from the stored reports."""
+    survey = prepare(database)
+    total, every = 2000, 500
+    jobs = make_jobs(survey["questions"], total, seed=8, prefix="pairs")
+    folds = []
+
+    def sends() -> Iterator[tuple[str, dict]]:
+        for i, job in enumerate(jobs):
+            if i and i % every == 0:
+                folds.append(fold(database, survey["pk"]))
+            yield job
+
+    with gunicorn_server(database) as server:
+        outcomes = drive(server.url, survey["public_id"], sends(), clients=CLIENTS)
+    assert sum(outcome.status == 201 for outcome in outcomes) == total
+    assert [len(pairs) for pairs in folds] == [3, 3, 3]
+    assert all(0 < counts["n"] < total for pairs in folds for counts in pairs.values())
+    final = fold(database, survey["pk"])
+    reports = list(audit(database, survey["pk"])["submissions"].values())
+    mechanisms = {pk: ldp.from_spec(spec) for pk, spec in survey["questions"].items()}
+    for pair, counts in final.items():
+        a, b = pair.split(",")
+        recount = joint.pair_counts(
+            mechanisms[a], mechanisms[b], [r[a] for r in reports], [r[b] for r in reports]
+        )
+        assert counts == recount.to_json()

@@ -55,10 +55,11 @@ def test_it_shows_the_truth_only_on_the_demo(client, demo, make_survey):
     page = client.get(reverse("survey-results", args=[demo.pk])).content.decode()
     assert "Demo survey." in page and "True share (demo)" in page
     # Same owner, questions and simulated answers, but no stored truth: nothing to show.
-    labels = tuple(demo.ordered_questions()[1].labels())
-    lookalike = make_survey(demo.owner, status="open", labels=labels, title="Other")
+    _, yes_no, categorical = demo.ordered_questions()
+    lookalike = make_survey(demo.owner, status="open", labels=tuple(categorical.labels()),
+                            title="Other")
     simulate_responses(lookalike, 50, {new.pk: old.simulated_truth for new, old in zip(
-        lookalike.ordered_questions(), demo.ordered_questions(), strict=True)}, seed=1)
+        lookalike.ordered_questions(), (yes_no, categorical), strict=True)}, seed=1)
     page = client.get(reverse("survey-results", args=[lookalike.pk])).content.decode()
     assert "Demo survey." not in page and "True share" not in page
     assert all(c["truth"] is None for q in get_json(client, lookalike)["questions"]

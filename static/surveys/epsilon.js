@@ -1,5 +1,15 @@
 // Live explanation of a question's epsilon on the authoring page.
-// The numbers come from the server's planner (the same code that runs the estimates).
+// The numbers come from the server's planner (the same code that runs the estimates); the
+// sentences are in epsilon_core.js.
+
+import {
+  explainQuery,
+  groupingTexts,
+  marginHeading,
+  marginLines,
+  percent,
+  planText,
+} from "./epsilon_core.js";
 
 const panel = document.getElementById("epsilon-explain");
 const body = document.getElementById("explain-body");
@@ -7,17 +17,10 @@ const budgetLine = document.getElementById("budget-line");
 const budget = JSON.parse(document.getElementById("epsilon-budget").textContent);
 const form = document.getElementById("question-form");
 const field = (name) => form.elements.namedItem(name);
-// Outside the form: a planning aid, not part of the question.
+// Outside the form: planning aids, not part of the question.
 const shareField = document.getElementById("expected-share");
-
-const percent = (x) => `${(100 * x).toFixed(x >= 0.995 || x < 0.1 ? 1 : 0)}%`;
-// Beyond ±100 points a margin only says that the reports tell next to nothing.
-const points = (m) => (m >= 1 ? "more than ±100 points" : `±${(100 * m).toFixed(1)} points`);
-
-function choiceCount() {
-  const text = field("choices")?.value ?? "";
-  return Math.max(2, text.split("\n").filter((line) => line.trim()).length);
-}
+const groupRow = document.getElementById("group-share-row");
+const groupField = document.getElementById("group-share");
 
 function element(tag, text, className) {
   const node = document.createElement(tag);
@@ -26,35 +29,41 @@ function element(tag, text, className) {
   return node;
 }
 
+function list(lines) {
+  const node = element("ul", "", "list-unstyled small mb-0");
+  node.append(...lines.map((line) => element("li", line)));
+  return node;
+}
+
+function groupingSection(data) {
+  const texts = groupingTexts(data);
+  const section = element("section", "", "mt-3");
+  section.setAttribute("aria-labelledby", "grouping-title");
+  const title = element("h3", "For breakdowns by this question", "h6");
+  title.id = "grouping-title";
+  section.append(title, element("p", texts.advice, "small"));
+  if (texts.hint) section.append(element("p", texts.hint, "small fw-semibold text-warning-emphasis"));
+  if (texts.heading) section.append(element("p", texts.heading, "mb-1 fw-semibold small"), list(texts.margins));
+  section.append(element("p", texts.plan, "small mt-2 mb-0"));
+  if (texts.assumption) section.append(element("p", texts.assumption, "small text-body-secondary mt-1 mb-0"));
+  return section;
+}
+
 function show(data) {
   const odds = data.odds < 10 ? data.odds.toFixed(2) : Math.round(data.odds).toLocaleString();
   const truth =
     data.encoding === "unary"
       ? `Each choice is a separate box; the box of the true answer is ticked with probability ${percent(data.truth_probability)}, the others are ticked at random.`
       : `We receive the respondent's true answer with probability ${percent(data.truth_probability)}; otherwise a random one.`;
-  const atShare = data.share !== null;
-  const list = element("ul", "", "list-unstyled small mb-0");
-  for (const { n, margin, margin_at_share } of data.margins) {
-    const text = atShare ? `${points(margin_at_share)} (worst case ${points(margin)})` : points(margin);
-    list.append(element("li", `${n.toLocaleString()} respondents: ${text}`));
-  }
-  const respondents = (n) =>
-    n === null
-      ? `more than ${data.planner_limit.toLocaleString()} respondents, out of reach: raise epsilon or accept a wider margin`
-      : `about ${n.toLocaleString()} respondents`;
-  const target = `±${Math.round(100 * data.target_margin)} points`;
-  const plan = atShare
-    ? `For ${target} on a share near ${percent(data.share)}: ${respondents(data.n_for_5_points_at_share)}. In the worst case: ${respondents(data.n_for_5_points)}.`
-    : `For ${target}: ${respondents(data.n_for_5_points)}.`;
-  const heading = atShare ? `a share near ${percent(data.share)}` : "any estimated percentage";
   body.replaceChildren(
     element("p", truth),
     element("p", `Any answer we receive is at most ${odds} times more likely from someone with one true answer than from someone with another (odds ratio e^ε).`),
     element("p", `Method: ${data.mechanism}. ${data.reason}`),
-    element("p", `Expected margin of error (95%) for ${heading}:`, "mb-1 fw-semibold small"),
-    list,
-    element("p", plan, "small mt-2 mb-0"),
+    element("p", marginHeading(data), "mb-1 fw-semibold small"),
+    list(marginLines(data)),
+    element("p", planText(data), "small mt-2 mb-0"),
   );
+  if (data.grouping) body.append(groupingSection(data));
 }
 
 function showBudget(epsilon) {
@@ -64,6 +73,8 @@ function showBudget(epsilon) {
   budgetLine.classList.toggle("text-danger", over);
 }
 
+const grouping = () => Boolean(field("used_for_breakdowns")?.checked);
+
 let pending;
 async function update() {
   const epsilon = Number.parseFloat(field("epsilon").value);
@@ -72,12 +83,14 @@ async function update() {
     body.replaceChildren(element("p", "Enter an epsilon, for example 1.", "text-body-secondary mb-0"));
     return;
   }
-  const params = new URLSearchParams({
+  const params = explainQuery({
     epsilon: field("epsilon").value,
     kind: field("kind").value,
-    k: String(field("kind").value === "yesno" ? 2 : choiceCount()),
-    override: field("mechanism_override")?.value ?? "",
+    choices: field("choices")?.value,
+    override: field("mechanism_override")?.value,
     share: shareField.value,
+    grouping: grouping(),
+    groupShare: groupField.value,
   });
   pending?.abort();
   pending = new AbortController();
@@ -91,15 +104,17 @@ async function update() {
   }
 }
 
-function toggleChoices() {
+function toggleFields() {
   const row = field("choices").closest(".mb-3");
   if (row) row.hidden = field("kind").value === "yesno";
   const override = field("mechanism_override")?.closest(".mb-3");
   if (override) override.hidden = field("kind").value === "yesno";
+  groupRow.hidden = !grouping();
 }
 
 form.addEventListener("input", () => update());
 shareField.addEventListener("input", () => update());
-form.addEventListener("change", () => { toggleChoices(); update(); });
-toggleChoices();
+groupField.addEventListener("input", () => update());
+form.addEventListener("change", () => { toggleFields(); update(); });
+toggleFields();
 update();

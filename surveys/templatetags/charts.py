@@ -31,19 +31,46 @@ ROW_HEIGHT, BAR_HEIGHT, HEADER_HEIGHT, AXIS_HEIGHT = 50, 18, 22, 50
 LABEL_CHARACTERS = 40
 
 
-@register.filter
-def percent(proportion: float) -> str:
-    return f"{100 * proportion:.1f}%"
+UNKNOWN = "—"
+"""What a filter writes for a figure that cannot be estimated (None), such as a share within
+a group that the data say is empty."""
 
 
 @register.filter
-def percent_range(low: float, high: float) -> str:
-    return f"{percent(low)}–{percent(high)}"
+def percent(proportion: float | None) -> str:
+    return UNKNOWN if proportion is None else f"{100 * proportion:.1f}%"
 
 
 @register.filter
-def points(proportion: float) -> str:
-    return f"{100 * proportion:.1f}"
+def percent_range(low: float | None, high: float | None) -> str:
+    return UNKNOWN if low is None or high is None else f"{percent(low)}–{percent(high)}"
+
+
+@register.filter
+def points(proportion: float | None) -> str:
+    return UNKNOWN if proportion is None else f"{100 * proportion:.1f}"
+
+
+@register.filter
+def signed_points(difference: float | None) -> str:
+    """A difference of shares in percentage points, with its sign: "+4.3", "−2.0"."""
+    if difference is None:
+        return UNKNOWN
+    return f"{'+' if difference >= 0 else '−'}{points(abs(difference))}"
+
+
+@register.filter
+def points_range(low: float | None, high: float | None) -> str:
+    """An interval for a difference, in percentage points: "−1.2 to +8.4 points"."""
+    if low is None or high is None:
+        return UNKNOWN
+    return f"{signed_points(low)} to {signed_points(high)} points"
+
+
+@register.filter
+def whole(number: float | None) -> str:
+    """An estimated number of people, rounded: "1,234"."""
+    return UNKNOWN if number is None else f"{round(number):,}"
 
 
 @register.filter
@@ -82,9 +109,14 @@ def small_sample_answers(question: dict[str, Any]) -> str:
 
 
 @register.inclusion_tag("surveys/results/chart.svg.html")
-def bar_chart(question: dict[str, Any]) -> dict[str, Any]:
-    """The chart's context: the question, the chart's frame and one row per answer."""
+def bar_chart(question: dict[str, Any], title: str = "") -> dict[str, Any]:
+    """The chart's context: the question, the chart's frame and one row per answer. The title
+    says what the bars are: by default, all respondents' shares of each answer."""
     categories = question["categories"]
+    title = title or (
+        f"Bar chart: estimated share of respondents for each answer to “{question['text']}”, "
+        "with 95% intervals"
+    )
     axis_y = HEADER_HEIGHT + len(categories) * ROW_HEIGHT
     return {
         "question": question,
@@ -100,11 +132,31 @@ def bar_chart(question: dict[str, Any]) -> dict[str, Any]:
             "center_x": (PLOT_LEFT + PLOT_RIGHT) / 2,
             "bar_height": BAR_HEIGHT,
             "label_characters": LABEL_CHARACTERS,
+            "title": title,
         },
         "rows": [
             _row(category, HEADER_HEIGHT + i * ROW_HEIGHT) for i, category in enumerate(categories)
         ],
     }
+
+
+@register.inclusion_tag("surveys/results/chart.svg.html")
+def group_chart(data: dict[str, Any], group: dict[str, Any]) -> dict[str, Any]:
+    """One group's bars in a breakdown (``surveys.breakdowns.breakdown_results``): the share of
+    each answer within the group, with its interval and, for the demo, the true share."""
+    question = data["question"]
+    answers = {
+        "position": f"{question['position']}-group-{group['index']}",
+        "text": question["text"],
+        "categories": [
+            {**answer, "estimate": answer["share"]} for answer in group["answers"]
+        ],
+    }
+    return bar_chart(
+        answers,
+        f"Bar chart: estimated share of each answer to “{question['text']}” among respondents "
+        f"whose answer to “{data['by']['text']}” is “{group['label']}”, with 95% intervals",
+    )
 
 
 def _row(category: dict[str, Any], top: int) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from surveys import ldp
+from surveys import joint, ldp
 from surveys.forms import ConfirmDeleteForm, QuestionForm, SurveyForm
 from surveys.models import (
     FROZEN_MESSAGE,
@@ -221,11 +221,21 @@ def question_move(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect(f"{survey.get_absolute_url()}#question-{question.pk}")
 
 
-def _explain(epsilon: float, kind: str, k: int, override: str, share: float | None) -> dict:
+def _explain(
+    epsilon: float,
+    kind: str,
+    k: int,
+    override: str,
+    share: float | None,
+    grouping: dict | None = None,
+) -> dict:
     """What an epsilon means for one question, in numbers the authoring page puts in words:
     margins of error for ``PLANNING_SIZES`` and respondents needed for ``TARGET_MARGIN``, in
     the worst case and, if the researcher expects one, at the expected ``share`` (in [0, 1]).
-    Respondents needed are None beyond the planner's limit (``planner_limit``)."""
+    Respondents needed are None beyond the planner's limit (``planner_limit``).
+
+    ``grouping`` is None for an ordinary question; for a grouping question ("used for
+    breakdowns") it is ``_grouping``'s advice and planner within a group."""
     mechanism = build_mechanism(kind, epsilon, k, override)
     if kind == Question.Kind.YES_NO:
         reason = "Yes/no questions use randomized response, the most accurate method for them."
@@ -256,6 +266,110 @@ def _explain(epsilon: float, kind: str, k: int, override: str, share: float | No
             respondents_needed(mechanism, TARGET_MARGIN, share) if at_share else None
         ),
         "planner_limit": ldp.MAX_PLANNED_RESPONDENTS,
+        "grouping": grouping,
+    }
+
+
+def suggested_grouping_epsilon(policy: PrivacyPolicy) -> float:
+    """The epsilon the authoring panel suggests for a grouping question: twice the site's
+    default, but never above the site's per-question maximum."""
+    return min(2 * policy.default_epsilon, policy.max_question_epsilon)
+
+
+def _grouping_advice(policy: PrivacyPolicy, suggested: float) -> str:
+    if suggested < 2 * policy.default_epsilon:
+        why = "this site's largest epsilon for one question"
+    else:
+        why = f"twice this site's default of {policy.default_epsilon:g}"
+    return (
+        "A grouping question (faculty, year of study, age band) sorts respondents into groups "
+        "so that other questions can be broken down by it. Its answers are usually less "
+        "sensitive than the questions it splits, and every group's figures rest on it: the "
+        "random noise that protects respondents puts some of them in the wrong group, which "
+        "widens the margin of error of every breakdown. A larger epsilon here (less noise) "
+        "buys sharper breakdowns at a modest privacy cost. "
+        f"We suggest {suggested:g} ({why}). "
+        "It still adds to the survey's total epsilon like any other question."
+    )
+
+
+def _within_group_needed(
+    mechanism: ldp.Mechanism, other: ldp.Mechanism, group_share: float
+) -> int | None:
+    """Respondents for ``TARGET_MARGIN`` on an answer's share within a group, worst case;
+    None when the core refuses the target (out of reach)."""
+    try:
+        return joint.n_for_margin_within_group(mechanism, other, TARGET_MARGIN, group_share)
+    except ValueError:
+        return None
+
+
+def _within_group_margin(
+    mechanism: ldp.Mechanism, other: ldp.Mechanism, n: int, group_share: float
+) -> float | None:
+    """The 95% margin of error of an answer's share within a group of ``n`` respondents'
+    ``group_share``, worst case; None when the core refuses or it is not a finite number."""
+    try:
+        margin = joint.margin_within_group(mechanism, other, n, group_share)
+    except ValueError:
+        return None
+    return margin if math.isfinite(margin) else None
+
+
+def _grouping(
+    epsilon: float,
+    kind: str,
+    k: int,
+    override: str,
+    group_share: float | None,
+    policy: PrivacyPolicy,
+) -> dict:
+    """A grouping question's advice and planner within a group.
+
+    ``suggested_epsilon`` (``suggested_grouping_epsilon``), ``advice`` (why, in words),
+    ``hint`` (a sentence when ``epsilon`` is below the suggestion, otherwise None: advice,
+    not an error). Within a group whose expected size is ``group_share`` of all respondents
+    (None: not given, and the numbers are None), for the share of an answer of another
+    question broken down by this one, assumed to be a yes/no question at the site's default
+    epsilon (``other_kind``, ``other_epsilon``, ``other_mechanism``), in the worst case:
+    ``margins`` for ``PLANNING_SIZES`` (None: refused by the core), ``n_for_5_points`` at this
+    epsilon and, when it is below the suggestion, ``n_for_5_points_at_suggestion`` at the
+    suggested one (None: out of reach, or not below the suggestion)."""
+    suggested = suggested_grouping_epsilon(policy)
+    below = epsilon < suggested * (1 - 1e-9)
+    hint = (
+        f"This epsilon ({epsilon:g}) is below the {suggested:g} we suggest for a grouping "
+        "question, so its breakdowns will be less sharp. That is allowed: keep it if the "
+        "answers are sensitive."
+        if below
+        else None
+    )
+    mechanism = build_mechanism(kind, epsilon, k, override)
+    other = build_mechanism(Question.Kind.YES_NO, policy.default_epsilon, 2)
+    known = group_share is not None
+    return {
+        "suggested_epsilon": suggested,
+        "below_suggestion": below,
+        "advice": _grouping_advice(policy, suggested),
+        "hint": hint,
+        "default_epsilon": policy.default_epsilon,
+        "max_question_epsilon": policy.max_question_epsilon,
+        "other_kind": Question.Kind.YES_NO.value,
+        "other_epsilon": policy.default_epsilon,
+        "other_mechanism": other.label,
+        "group_share": group_share,
+        "margins": [
+            {"n": n, "margin": _within_group_margin(mechanism, other, n, group_share)}
+            for n in PLANNING_SIZES
+        ]
+        if known
+        else [],
+        "n_for_5_points": _within_group_needed(mechanism, other, group_share) if known else None,
+        "n_for_5_points_at_suggestion": (
+            _within_group_needed(build_mechanism(kind, suggested, k, override), other, group_share)
+            if known and below
+            else None
+        ),
     }
 
 
@@ -270,6 +384,17 @@ def _expected_share(percent: str) -> float | None:
     return share
 
 
+def _group_share(percent: str) -> float | None:
+    """The expected size of a group typed in percent of all respondents, as a proportion;
+    None if left blank. Raises ValueError unless it is a number above 0 and at most 100."""
+    if not percent.strip():
+        return None
+    share = float(percent) / 100
+    if not 0 < share <= 1:  # also refuses NaN and infinities
+        raise ValueError(f"not a group size: {percent!r}")
+    return share
+
+
 def _refuse(message: str) -> JsonResponse:
     return JsonResponse({"error": message}, status=400)
 
@@ -279,8 +404,10 @@ def _refuse(message: str) -> JsonResponse:
 def epsilon_explain(request: HttpRequest) -> JsonResponse:
     """JSON for the live explanation next to the epsilon field (see ``_explain``). Query:
     ``epsilon``, ``kind``, ``k``, ``override`` and, optionally, ``share``: the expected share
-    of the answer the researcher cares about, in percent (blank: the worst case only). Bad
-    input gets status 400 with a message in ``error``, never a server error."""
+    of the answer the researcher cares about, in percent (blank: the worst case only);
+    ``grouping=1`` for a question used for breakdowns, with ``group_share``: the expected size
+    of a group, in percent of all respondents (blank: no planner within a group). Bad input
+    gets status 400 with a message in ``error``, never a server error."""
     try:
         epsilon = float(request.GET.get("epsilon", ""))
         k = int(request.GET.get("k") or 2)
@@ -300,7 +427,23 @@ def epsilon_explain(request: HttpRequest) -> JsonResponse:
         share = _expected_share(request.GET.get("share", ""))
     except ValueError:
         return _refuse("The expected share must be a percentage from 0 to 100, for example 5.")
+    is_grouping = request.GET.get("grouping", "")
+    if is_grouping not in {"", "0", "1"}:
+        return _refuse("grouping must be 1 (a question used for breakdowns) or 0.")
     try:
-        return JsonResponse(_explain(epsilon, kind, k, override, share))
+        group_share = (
+            _group_share(request.GET.get("group_share", "")) if is_grouping == "1" else None
+        )
+    except ValueError:
+        return _refuse(
+            "The expected group size must be a percentage above 0 and at most 100, for example 20."
+        )
+    try:
+        grouping = (
+            _grouping(epsilon, kind, k, override, group_share, PrivacyPolicy.current())
+            if is_grouping == "1"
+            else None
+        )
+        return JsonResponse(_explain(epsilon, kind, k, override, share, grouping))
     except ValueError as error:  # the core's own refusals, should they ever be stricter
         return _refuse(str(error))

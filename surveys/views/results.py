@@ -58,7 +58,7 @@ def survey_results_json(request: HttpRequest, pk: int) -> JsonResponse:
 @login_required
 def export_reports_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     survey = get_own_survey(request, pk, staff_may_view=True)
-    return _csv_response(results.report_rows(survey), f"survey-{survey.pk}-reports.csv")
+    return csv_response(results.report_rows(survey), f"survey-{survey.pk}-reports.csv")
 
 
 @require_safe
@@ -77,10 +77,10 @@ def export_metadata(request: HttpRequest, pk: int) -> HttpResponse:
 def export_estimates_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     survey = get_own_survey(request, pk, staff_may_view=True)
     rows = results.estimate_rows(results.survey_results(survey))
-    return _csv_response(rows, f"survey-{survey.pk}-estimates.csv")
+    return csv_response(rows, f"survey-{survey.pk}-estimates.csv")
 
 
-def _csv_response(rows: Iterable[Sequence[Any]], filename: str) -> StreamingHttpResponse:
+def csv_response(rows: Iterable[Sequence[Any]], filename: str) -> StreamingHttpResponse:
     return StreamingHttpResponse(
         _csv_chunks(rows),
         content_type="text/csv; charset=utf-8",

@@ -6,13 +6,14 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from surveys.models import Choice, Question, Survey
-from surveys.simulate import DEMO_TITLE, DEMO_TRUTH, load_demo_responses
+from surveys.simulate import DEMO_TITLE, DEMO_TRUTH, DEMO_USE_BY_YEAR, load_demo_responses
 
 ACCOUNTS = {
     # username: (password, is_staff)
     "admin": ("demo-admin", True),
     "researcher": ("demo-researcher", False),
 }
+DEMO_YEARS = ["First year", "Second year", "Third year or later"]
 DEMO_CHOICES = [
     "Never",
     "Less than once a month",
@@ -65,29 +66,37 @@ class Command(BaseCommand):
             introduction="A short demonstration survey about cannabis use. "
             "Your answers are randomized on your device before they are sent.",
         )
-        Question.objects.create(
+        year = Question.objects.create(
             survey=survey,
             order=1,
+            kind=Question.Kind.CATEGORICAL,
+            epsilon=2.0,
+            text="Which year of your studies are you in?",
+            used_for_breakdowns=True,
+            simulated_truth=list(DEMO_TRUTH[0]),
+        )
+        Question.objects.create(
+            survey=survey,
+            order=2,
             kind=Question.Kind.YES_NO,
             epsilon=1.0,
             text="Have you used cannabis in the past 12 months?",
-            simulated_truth=list(DEMO_TRUTH[0]),
+            simulated_truth=list(DEMO_TRUTH[1]),
+            simulated_given={"question": year.pk, "shares": [list(s) for s in DEMO_USE_BY_YEAR]},
         )
         categorical = Question.objects.create(
             survey=survey,
-            order=2,
+            order=3,
             kind=Question.Kind.CATEGORICAL,
             epsilon=2.0,
             text="How often do you use cannabis?",
             help_text="Think of a typical month this year.",
-            simulated_truth=list(DEMO_TRUTH[1]),
+            simulated_truth=list(DEMO_TRUTH[2]),
         )
-        Choice.objects.bulk_create(
-            [
-                Choice(question=categorical, order=i, label=label)
-                for i, label in enumerate(DEMO_CHOICES)
-            ]
-        )
+        for question, labels in ((year, DEMO_YEARS), (categorical, DEMO_CHOICES)):
+            Choice.objects.bulk_create(
+                [Choice(question=question, order=i, label=label) for i, label in enumerate(labels)]
+            )
         survey.open()
         load_demo_responses(survey)
         return True

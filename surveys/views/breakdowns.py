@@ -1,0 +1,92 @@
+"""A question broken down by another: the page, its JSON and its CSV.
+
+Same access rule as the dashboard (the owner, and staff who may view surveys). A breakdown by
+the question itself, by a question of another survey, or of a draft survey is refused with
+status 400 and a message, and computes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_safe
+
+from surveys import breakdowns
+from surveys.forms import BreakdownForm
+from surveys.models import Question, Survey
+from surveys.views.access import get_own_survey
+from surveys.views.results import csv_response
+
+DRAFT = "This survey is still a draft: breakdowns appear once it is open and has responses."
+
+
+class Refused(Exception):
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def _query(
+    request: HttpRequest, pk: int, question_pk: int
+) -> tuple[Survey, Question, BreakdownForm]:
+    survey = get_own_survey(request, pk, staff_may_view=True)
+    question = get_object_or_404(survey.questions.all(), pk=question_pk)
+    form = BreakdownForm(request.GET, questions=list(survey.ordered_questions()), question=question)
+    return survey, question, form
+
+
+def _results(survey: Survey, question: Question, form: BreakdownForm) -> dict[str, Any]:
+    if survey.is_draft:
+        raise Refused(DRAFT)
+    if not form.is_valid():
+        raise Refused(" ".join(message for errors in form.errors.values() for message in errors))
+    data = form.cleaned_data
+    return breakdowns.breakdown_results(survey, question, data["by"], data["compare"])
+
+
+@require_safe
+@login_required
+def question_breakdown(request: HttpRequest, pk: int, question: int) -> HttpResponse:
+    survey, question, form = _query(request, pk, question)
+    context = {"survey": survey, "question": question, "form": form}
+    if "by" not in request.GET:  # arrived without a choice yet: only the form
+        form = BreakdownForm(None, questions=list(form.questions.values()), question=question)
+        return render(request, "surveys/breakdown.html", {**context, "form": form})
+    try:
+        data = _results(survey, question, form)
+    except Refused as refusal:
+        return render(
+            request, "surveys/breakdown.html", {**context, "error": refusal.message}, status=400
+        )
+    first, second = data["difference"]["groups"]  # show the groups compared, also by default
+    shown = BreakdownForm(
+        {**request.GET.dict(), "first": first, "second": second},
+        questions=list(form.questions.values()),
+        question=question,
+    )
+    return render(request, "surveys/breakdown.html", {**context, "form": shown, "data": data})
+
+
+@require_safe
+@login_required
+def question_breakdown_json(request: HttpRequest, pk: int, question: int) -> JsonResponse:
+    try:
+        return JsonResponse(_results(*_query(request, pk, question)))
+    except Refused as refusal:
+        return JsonResponse({"error": refusal.message}, status=400)
+
+
+@require_safe
+@login_required
+def question_breakdown_csv(request: HttpRequest, pk: int, question: int) -> HttpResponse:
+    survey, question, form = _query(request, pk, question)
+    try:
+        data = _results(survey, question, form)
+    except Refused as refusal:
+        return HttpResponse(refusal.message, status=400, content_type="text/plain; charset=utf-8")
+    positions = data["question"]["position"], data["by"]["position"]
+    filename = f"survey-{survey.pk}-q{positions[0]}-by-q{positions[1]}.csv"
+    return csv_response(breakdowns.breakdown_rows(data), filename)

@@ -1,0 +1,82 @@
+// The authoring panel's pure parts (static/surveys/epsilon_core.js).
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import {
+  epsilonText,
+  explainQuery,
+  groupingTexts,
+  marginHeading,
+  marginLines,
+  planText,
+  points,
+  respondents,
+} from "../../static/surveys/epsilon_core.js";
+
+const base = {
+  epsilon: 1, share: null, target_margin: 0.05, planner_limit: 1_000_000_000,
+  margins: [{ n: 200, margin: 0.15, margin_at_share: null }, { n: 1000, margin: 1.5, margin_at_share: null }],
+  n_for_5_points: 1799, n_for_5_points_at_share: null, grouping: null,
+};
+const grouping = {
+  suggested_epsilon: 2, below_suggestion: true, advice: "A grouping question …",
+  hint: "This epsilon (1) is below the 2 we suggest …", other_epsilon: 1, group_share: 0.2,
+  margins: [{ n: 200, margin: 0.9 }, { n: 1000, margin: null }],
+  n_for_5_points: 12345, n_for_5_points_at_suggestion: null,
+};
+
+test("it writes margins and the plan for this question", () => {
+  assert.equal(points(0.136), "±13.6 points");
+  assert.equal(points(1.5), "more than ±100 points");
+  assert.deepEqual(marginLines(base), ["200 respondents: ±15.0 points", "1,000 respondents: more than ±100 points"]);
+  assert.equal(marginHeading(base), "Expected margin of error (95%) for any estimated percentage:");
+  assert.equal(planText(base), "For ±5 points: about 1,799 respondents.");
+  const rare = { ...base, share: 0.05, n_for_5_points_at_share: 1488,
+    margins: [{ n: 200, margin: 0.15, margin_at_share: 0.136 }] };
+  assert.equal(planText(rare), "For ±5 points on a share near 5.0%: about 1,488 respondents. In the worst case: about 1,799 respondents.");
+  assert.deepEqual(marginLines(rare), ["200 respondents: ±13.6 points (worst case ±15.0 points)"]);
+  assert.equal(respondents(null, 1000), "more than 1,000 respondents, out of reach: raise epsilon or accept a wider margin");
+});
+
+test("it explains a grouping question within a group of the expected size", () => {
+  const texts = groupingTexts({ ...base, grouping });
+  assert.equal(texts.advice, grouping.advice);
+  assert.equal(texts.hint, grouping.hint);
+  assert.equal(texts.heading, "Expected margin of error (95%) for the share of an answer within a group of 20% of respondents:");
+  assert.deepEqual(texts.margins, ["200 respondents: ±90.0 points", "1,000 respondents: out of reach"]);
+  assert.equal(texts.plan,
+    "For ±5 points on the share of an answer within a group of 20% of respondents: about 12,345 respondents. " +
+    "At the suggested epsilon of 2: more than 1,000,000,000 respondents, out of reach: raise epsilon or accept a wider margin.");
+  assert.match(texts.assumption, /yes\/no question at this site's default epsilon \(1\)/);
+});
+
+test("it leaves the suggestion out once the epsilon reaches it", () => {
+  const texts = groupingTexts({ ...base, grouping: { ...grouping, below_suggestion: false, hint: null } });
+  assert.equal(texts.hint, null);
+  assert.equal(texts.plan, "For ±5 points on the share of an answer within a group of 20% of respondents: about 12,345 respondents.");
+});
+
+test("it asks for a group size when there is none", () => {
+  const texts = groupingTexts({ ...base, grouping: { ...grouping, group_share: null, margins: [], n_for_5_points: null } });
+  assert.equal(texts.heading, null);
+  assert.deepEqual(texts.margins, []);
+  assert.match(texts.plan, /^Enter the expected size of a group/);
+  assert.equal(texts.assumption, null);
+});
+
+test("it writes epsilons as people do", () => {
+  assert.equal(epsilonText(0.1 + 0.2), "0.3");
+  assert.equal(epsilonText(2), "2");
+});
+
+test("it asks the server about a grouping question only when the box is ticked", () => {
+  const plain = explainQuery({ epsilon: "1", kind: "categorical", choices: "A\n\nB\n C ", override: "", share: "5",
+    grouping: false, groupShare: "20" });
+  assert.equal(plain.toString(), "epsilon=1&kind=categorical&k=3&override=&share=5");
+  const grouped = explainQuery({ epsilon: "2", kind: "yesno", choices: "A\nB\nC", share: "", grouping: true, groupShare: "15" });
+  assert.equal(grouped.get("k"), "2");
+  assert.equal(grouped.get("grouping"), "1");
+  assert.equal(grouped.get("group_share"), "15");
+  assert.equal(grouped.get("override"), "");
+});
