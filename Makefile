@@ -3,11 +3,12 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+NODE_STAMP := node_modules/.installed
 BIND ?= 127.0.0.1:8000
 WORKERS ?= 4
 
 .DEFAULT_GOAL := help
-.PHONY: help install run serve test test-python test-js lint migrations-check vectors bench clean
+.PHONY: help install test-deps run serve test test-python test-js lint migrations-check vectors bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-18s %s\n", $$1, $$2}'
@@ -18,7 +19,14 @@ $(STAMP): requirements.txt requirements-dev.txt
 	$(BIN)/pip install --quiet -r requirements-dev.txt
 	touch $(STAMP)
 
-install: $(STAMP) ## Create .venv and install every dependency
+# axe-core, injected into pages by the accessibility browser tests (package.json).
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $(NODE_STAMP)
+
+install: $(STAMP) ## Create .venv and install every dependency the site needs
+
+test-deps: install $(NODE_STAMP) ## What the tests need besides: axe-core, from npm
 
 run: install ## Set up SQLite with demo accounts and a demo survey, then serve on http://127.0.0.1:8000
 	$(BIN)/python manage.py migrate --noinput
@@ -31,9 +39,9 @@ serve: install ## Production server (gunicorn). Needs SECRET_KEY and ALLOWED_HOS
 	DEBUG=false $(BIN)/gunicorn surveysite.wsgi --bind $(BIND) --workers $(WORKERS) \
 		--graceful-timeout 30 --max-requests 10000 --max-requests-jitter 1000
 
-test: install lint migrations-check test-js test-python ## Run every suite: lint, migrations, JavaScript, Python and browser tests
+test: test-deps lint migrations-check test-js test-python ## Run every suite: lint, migrations, JavaScript, Python and browser tests
 
-test-python: install ## Python and headless-browser tests (pytest)
+test-python: test-deps ## Python and headless-browser tests (pytest)
 	$(BIN)/pytest
 
 test-js: ## Browser JavaScript tests (node --test)
@@ -53,4 +61,4 @@ bench: install ## Run the benchmarks (prints figures; not part of the tests)
 	status=0; for script in bench/bench_*.py; do $(BIN)/python $$script || status=1; done; exit $$status
 
 clean: ## Remove the virtualenv, the SQLite database and collected static files
-	rm -rf $(VENV) db.sqlite3 staticfiles
+	rm -rf $(VENV) node_modules db.sqlite3 staticfiles

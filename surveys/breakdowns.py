@@ -30,11 +30,14 @@ def pair_counts(survey: Survey, group: Question, question: Question) -> joint.Pa
     Folds the submissions that arrived since the stored counts were made into them and stores
     the result, unless another request stored newer counts meanwhile (both are correct)."""
     first, second = sorted((group, question), key=lambda q: q.pk)
-    mechanisms = first.mechanism(), second.mechanism()
     tally, _ = PairTally.objects.get_or_create(
         question_a=first,
         question_b=second,
-        defaults={"counts": joint.PairCounts.zero(mechanisms[0].k, mechanisms[1].k).to_json()},
+        defaults={  # a callable: evaluated only when the row is created
+            "counts": lambda: joint.PairCounts.zero(
+                first.mechanism().k, second.mechanism().k
+            ).to_json()
+        },
     )
     counts = joint.PairCounts.from_json(tally.counts)
     if counts.n < survey.response_count:
@@ -95,13 +98,14 @@ def _parse(mechanism: ldp.Mechanism, reports: list[Any]) -> np.ndarray:
 
 
 class ReportOf(Func):
-    """One question's report in ``Submission.reports``, as the database's JSON text (or
-    number), for the database to group by.
+    """One question's report in ``Submission.reports``, extracted by the database: a number
+    (or its text), or a JSON list of 0s and 1s as text.
 
-    Hand-written because Django's key lookups read a key made of digits, as question ids
-    are, as an array index. Measured on SQLite with 1,000,000 submissions: reading them
-    into Python and counting there took 0.34x (index x bit) to 0.49x (unary x bit) the time
-    of streaming the reports CSV; counted by the database, FOLD_MEASURED."""
+    Hand-written SQL because Django's key lookups read a key made of digits, as question ids
+    are, as an array index. Measured on SQLite with 1,000,000 submissions, as a share of the
+    time of streaming the reports CSV in the same run: decoding each submission's whole JSON
+    in Python, 0.34x (a GRR question by a yes/no one) and 0.49x (unary by yes/no); with the
+    two reports extracted by the database, see docs/results-api.md ("Cost")."""
 
     output_field = TextField()
 
@@ -135,14 +139,15 @@ def breakdown_results(
     association test. Both questions belong to the opened ``survey`` and differ.
 
     Like the dashboard's, the results are cached under the survey's results snapshot for
-    the number of responses they count, so a view with nothing new computes nothing."""
+    the number of responses they count, with the questions and groups: ``snapshot``, which
+    also keys the page's cached fragment. A view with nothing new computes nothing."""
     counts = pair_counts(survey, group, question)
     compared = "-".join(map(str, compare or ()))
-    key = f"breakdown:{snapshot(survey, counts.n)}:{question.pk}:{group.pk}:{compared}"
-    computed = cache.get(key)
+    key = f"{snapshot(survey, counts.n)}-{question.pk}-{group.pk}-{compared}"
+    computed = cache.get(f"breakdown:{key}")
     if computed is None:
-        computed = _computed(survey, question, group, compare, counts)
-        cache.set(key, computed, CACHE_SECONDS)
+        computed = {**_computed(survey, question, group, compare, counts), "snapshot": key}
+        cache.set(f"breakdown:{key}", computed, CACHE_SECONDS)
     return computed
 
 

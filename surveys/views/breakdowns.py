@@ -10,13 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, render
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from surveys import breakdowns
 from surveys.forms import BreakdownForm
 from surveys.models import Question, Survey
+from surveys.results import CACHE_SECONDS
 from surveys.views.access import get_own_survey
 from surveys.views.results import csv_response
 
@@ -33,9 +34,11 @@ def _query(
     request: HttpRequest, pk: int, question_pk: int
 ) -> tuple[Survey, Question, BreakdownForm]:
     survey = get_own_survey(request, pk, staff_may_view=True)
-    question = get_object_or_404(survey.questions.all(), pk=question_pk)
-    form = BreakdownForm(request.GET, questions=list(survey.ordered_questions()), question=question)
-    return survey, question, form
+    questions = list(survey.questions.order_by("order", "pk"))  # one query: views are cheap
+    question = next((q for q in questions if q.pk == question_pk), None)
+    if question is None:
+        raise Http404("This survey has no such question.")
+    return survey, question, BreakdownForm(request.GET, questions=questions, question=question)
 
 
 def _results(survey: Survey, question: Question, form: BreakdownForm) -> dict[str, Any]:
@@ -67,7 +70,11 @@ def question_breakdown(request: HttpRequest, pk: int, question: int) -> HttpResp
         questions=list(form.questions.values()),
         question=question,
     )
-    return render(request, "surveys/breakdown.html", {**context, "form": shown, "data": data})
+    return render(
+        request,
+        "surveys/breakdown.html",
+        {**context, "form": shown, "data": data, "cache_seconds": CACHE_SECONDS},
+    )
 
 
 @require_safe
