@@ -1,4 +1,5 @@
-"""Who may open what: every URL of the site for every kind of visitor, and CSRF everywhere."""
+"""Who may open what: every URL of the site for every kind of visitor, and CSRF everywhere
+(the submission endpoint's own rule, by Origin, included)."""
 
 import pytest
 from django.test import Client
@@ -132,13 +133,18 @@ def test_it_enforces_csrf_on_every_change(world, researcher, name):
     assert world["survey"].is_open
 
 
-def test_it_enforces_csrf_on_the_submission_endpoint(world):
+def test_it_refuses_submissions_from_other_sites(world):
+    """The submission endpoint is exempt from Django's cookie-based CSRF check (respondents
+    get no cookie) and refuses any request that is not from this site's own page instead."""
     client = Client(enforce_csrf_checks=True)
     body = {"idempotency_key": "k" * 20, "invitation": None, "reports": {}}
-    response = client.post(
-        url("respond-submit", "public", world), body, content_type="application/json"
-    )
-    assert response.status_code == 403
+    for headers in ({}, {"Origin": "https://evil.example"}, {"Sec-Fetch-Site": "cross-site"}):
+        response = client.post(
+            url("respond-submit", "public", world), body, content_type="application/json",
+            headers=headers,
+        )
+        assert response.status_code == 403
+        assert "did not come from the survey" in response.json()["error"]
     assert world["survey"].submissions.count() == 1  # the fixture's own
 
 

@@ -71,46 +71,46 @@ def test_it_sends_only_randomized_reports_and_stores_exactly_those(page, live_se
     assert received == ["No", "Yes"][body["reports"][str(yes_no.pk)]]
 
 
-def test_it_sends_identical_reports_when_answering_again(page, live_server, survey):
+def test_it_shows_what_was_sent_instead_of_the_questions_on_return(page, live_server, survey):
+    """Answering again is impossible, so it can never draw again (tests/
+    test_respondent_privacy_browser.py tries harder)."""
+    requests = []
     open_survey(page, live_server, survey)
     choose(page, survey, [0, 7, 1])
     first = send(page)
     page.wait_for_url("**/thanks/")
+    page.on("request", lambda request: requests.append(request))
     open_survey(page, live_server, survey)
     assert page.is_visible("#already-answered")
-    choose(page, survey, [0, 7, 1])
-    with page.expect_response(lambda r: is_submit(r.request)) as response:
-        again = send(page)
-    assert again == first
-    assert response.value.status == 200
-    page.wait_for_url("**/thanks/")
-    assert Submission.objects.count() == 1
+    assert page.is_hidden("#answering") and page.is_hidden("#send-answers")
+    assert page.is_hidden("#resend-answers")  # the server confirmed: nothing to send
+    yes_no = questions(survey)[0]
+    received = page.text_content(f'#already-answered [data-sent-question="{yes_no.pk}"]')
+    assert received == ["No", "Yes"][first["reports"][str(yes_no.pk)]]
+    assert not any(is_submit(r) for r in requests)
     assert stored_reports(survey) == [first["reports"]]
 
 
-def test_it_refuses_to_change_answers_sent_from_this_browser(page, live_server, survey):
-    yes_no = str(questions(survey)[0].pk)
+def test_it_never_sends_other_reports_once_they_are_drawn(page, live_server, survey):
+    """After a failed attempt the answers are locked: even changed by force, the page sends
+    exactly the same body."""
+    submit_url = live_server.url + reverse("respond-submit", args=[survey.public_id])
+    page.route(submit_url, lambda route: route.abort())
+    yes_no = questions(survey)[0]
     open_survey(page, live_server, survey)
     choose(page, survey, [0, 7, 1])
     first = send(page)
-    page.wait_for_url("**/thanks/")
-    # Make the draw for the new answer differ from what was sent (by chance it could match).
-    page.evaluate(
-        """([name, slot, report]) => {
-            const record = JSON.parse(localStorage.getItem(name));
-            record.memo[slot] = report;
-            localStorage.setItem(name, JSON.stringify(record));
-        }""",
-        [f"private-surveys:{survey.public_id}", f"{yes_no}:1", 1 - first["reports"][yes_no]],
+    page.wait_for_selector("#respond-status:has-text('could not reach the server')")
+    assert page.is_disabled(f"#answer-{yes_no.pk}-1")
+    assert page.is_visible("#answers-fixed")
+    page.eval_on_selector(
+        f"#answer-{yes_no.pk}-1",
+        "input => { input.checked = true; "
+        "input.dispatchEvent(new Event('change', {bubbles: true})); }",
     )
-    open_survey(page, live_server, survey)
-    choose(page, survey, [1, 7, 1])
-    changed = send(page)
-    assert changed["reports"][yes_no] != first["reports"][yes_no]
-    assert {k: v for k, v in changed["reports"].items() if k != yes_no} == {
-        k: v for k, v in first["reports"].items() if k != yes_no
-    }
-    page.wait_for_selector("#respond-status:has-text('cannot be changed')")
+    page.unroute(submit_url)
+    assert send(page) == first
+    page.wait_for_url("**/thanks/")
     assert stored_reports(survey) == [first["reports"]]
 
 

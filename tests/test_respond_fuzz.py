@@ -87,7 +87,8 @@ def malformed_bodies(survey: Survey) -> st.SearchStrategy[bytes]:
 def test_it_refuses_a_thousand_malformed_bodies_and_stores_nothing(survey, settings):
     # Every body must reach the parser, not stop at the rate limit.
     settings.RATELIMIT_SUBMISSIONS = "1000000/60"
-    client = Client()
+    # As a browser would send them, from the survey's own page (the endpoint's Origin rule).
+    client = Client(enforce_csrf_checks=True, headers={"Origin": "http://testserver"})
     url = reverse("respond-submit", args=[survey.public_id])
 
     @hypothesis_settings(max_examples=1000, deadline=None, database=None,

@@ -1,13 +1,19 @@
 // DOM glue for the respondent's pages (respond.html, respond_thanks.html). It randomizes
 // every answer in this browser and sends only the reports; see respond_core.js for the
 // pure parts and ldp.js for the randomizers.
+//
+// True answers exist only in this page while it is open: the checked radio buttons. The
+// browser's storage receives only what is sent (the key and the randomized reports), written
+// just before the first attempt; from then on those reports are final. Every attempt sends
+// exactly the same body, and nothing ever draws again for this survey in this browser.
 
 import { randomize } from "./ldp.js";
 import {
   describeReport,
+  drawReports,
   failureMessage,
+  forgetTrueAnswers,
   loadRecord,
-  memoizedReports,
   memoryStorage,
   newIdempotencyKey,
   progressText,
@@ -16,16 +22,29 @@ import {
   unanswered,
 } from "./respond_core.js";
 
-const data = JSON.parse(document.getElementById("respond-data").textContent);
-const storage = browserStorage();
-const record = loadRecord(storage, data.publicId);
+// The page's data; none on respond_unavailable.html, where this script only cleans up.
+const dataElement = document.getElementById("respond-data");
+const data = dataElement ? JSON.parse(dataElement.textContent) : null;
+// A preview sends nothing, so it neither reads nor writes this browser's storage.
+const storage = data?.preview ? memoryStorage() : browserStorage();
+let { record, earlierDraws } = data
+  ? loadRecord(storage, data.publicId)
+  : { record: null, earlierDraws: {} };
+if (!data?.preview) {
+  try {
+    forgetTrueAnswers(storage); // true answers an older version of this page kept
+  } catch {
+    // Storage refused: there is nothing this page can erase.
+  }
+}
+let sending = false;
 
 function browserStorage() {
   try {
     window.localStorage.getItem("private-surveys");
     return window.localStorage;
   } catch {
-    // Storage blocked: memoization then lasts as long as this page.
+    // Storage blocked: the record then lasts as long as this page.
     return memoryStorage();
   }
 }
@@ -38,12 +57,21 @@ function save() {
   }
 }
 
+/** Fill `container`'s report slots from the record, and show its confirmed or unconfirmed
+ * wording. */
 function showSent(container) {
   for (const question of data.questions) {
     const slot = container.querySelector(`[data-sent-question="${question.id}"]`);
-    if (slot) slot.textContent = describeReport(question, record.sent.reports[question.id]);
+    if (slot) slot.textContent = describeReport(question, record.reports[question.id]);
+  }
+  for (const element of container.querySelectorAll("[data-sent-state]")) {
+    element.hidden = element.dataset.sentState !== (record.confirmed ? "confirmed" : "unconfirmed");
   }
   container.hidden = false;
+}
+
+function radios() {
+  return document.querySelectorAll("fieldset[data-question] input[type=radio]");
 }
 
 function answers() {
@@ -53,6 +81,21 @@ function answers() {
     if (checked) given[question.id] = Number(checked.value);
   }
   return given;
+}
+
+function highlight(fieldset) {
+  for (const option of fieldset.querySelectorAll(".answer-option")) {
+    const chosen = option.querySelector("input").checked;
+    option.classList.toggle("border-primary", chosen);
+    option.classList.toggle("bg-primary-subtle", chosen);
+  }
+}
+
+/** Forget the true answers: uncheck every radio button. */
+function clearAnswers() {
+  for (const input of radios()) input.checked = false;
+  for (const fieldset of document.querySelectorAll("fieldset[data-question]")) highlight(fieldset);
+  updateProgress();
 }
 
 function updateProgress() {
@@ -70,84 +113,144 @@ function markMissing(fieldset, missing) {
 
 function answered(event) {
   const fieldset = event.currentTarget;
-  for (const option of fieldset.querySelectorAll(".answer-option")) {
-    const chosen = option.querySelector("input").checked;
-    option.classList.toggle("border-primary", chosen);
-    option.classList.toggle("bg-primary-subtle", chosen);
-  }
+  highlight(fieldset);
   markMissing(fieldset, false);
   updateProgress();
   const status = document.getElementById("respond-status");
-  if (status.dataset.missing && !unanswered(data.questions, answers()).length) tell("", "");
+  if (status.dataset.missing && !unanswered(data.questions, answers()).length) tell(status, "", "");
 }
 
-function tell(message, kind, missing = false) {
-  const status = document.getElementById("respond-status");
+function tell(status, message, kind, missing = false) {
   status.className = message ? `alert alert-${kind} mb-3` : "mb-3";
   status.textContent = message;
   status.dataset.missing = missing ? "yes" : "";
 }
 
-async function send(button) {
+function setAnswering(enabled) {
+  for (const fieldset of document.querySelectorAll("fieldset[data-question]")) {
+    fieldset.disabled = !enabled;
+  }
+}
+
+/** The read-only view of what this browser sent: no question to answer, and a button only
+ * to send the very same body again while the server has not confirmed it. */
+function showAnswered() {
+  clearAnswers();
+  setAnswering(false);
+  document.getElementById("answering").hidden = true;
+  document.getElementById("send-answers").disabled = true;
+  const notice = document.getElementById("already-answered");
+  showSent(notice);
+  document.getElementById("resend-answers").disabled = record.confirmed || sending;
+}
+
+/** Draw the reports, once: after the first attempt they are final. Returns false (having
+ * drawn nothing) when a question is unanswered. */
+function drawOnce() {
+  // Another tab of this browser may have sent answers to this survey meanwhile.
+  const latest = loadRecord(storage, data.publicId).record;
+  if (latest?.reports) {
+    record = latest;
+    showAnswered();
+    return false;
+  }
   const given = answers();
   const missing = unanswered(data.questions, given);
+  const status = document.getElementById("respond-status");
   if (missing.length) {
     const names = missing.map((question) => `“${question.text}”`).join(", ");
-    tell(`Please answer every question before sending. Still to answer: ${names}.`, "warning", true);
+    tell(status, `Please answer every question before sending. Still to answer: ${names}.`, "warning", true);
     for (const question of missing) {
       markMissing(document.getElementById(`question-${question.id}`), true);
     }
     const first = document.getElementById(`question-${missing[0].id}`);
     first.scrollIntoView({ block: "center" }); // not under the sticky progress bar
     first.querySelector("input").focus({ preventScroll: true });
-    return;
+    return false;
   }
-  record.key ??= newIdempotencyKey();
-  const { reports, memo } = memoizedReports(data.questions, given, record.memo, randomize);
-  record.memo = memo;
-  save(); // before sending: a retry must reuse these draws and this key
+  const key = latest?.key ?? record?.key ?? newIdempotencyKey();
+  record = { key, reports: drawReports(data.questions, given, randomize, earlierDraws), confirmed: false };
+  earlierDraws = {};
+  save(); // before sending: a retry, even after a reload, sends exactly this
+  setAnswering(false); // the answers shown can no longer change what is sent
+  document.getElementById("answers-fixed").hidden = false;
+  return true;
+}
+
+async function send(button, status) {
+  if (sending || record?.confirmed) return; // confirmed: there is nothing left to send
+  if (!record?.reports && !drawOnce()) return;
+  sending = true;
   button.disabled = true;
-  tell("Sending your randomized answers…", "info");
+  tell(status, "Sending your randomized answers…", "info");
   let response = null;
   let result = null;
   try {
     response = await fetch(data.submitUrl, {
       method: "POST",
-      headers: { "Content-Type": "application/json", "X-CSRFToken": data.csrfToken },
-      body: JSON.stringify(requestBody(record.key, data.invitation, reports)),
-      credentials: "same-origin",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(requestBody(record.key, data.invitation, record.reports)),
+      credentials: "omit", // no cookie: the endpoint needs none, and none exists
     });
     result = await response.json().catch(() => null);
   } catch {
     response = null;
   }
+  sending = false;
   if (response?.ok && result?.ok) {
-    record.sent = { reports: result.received };
+    record.confirmed = true;
     save();
+    clearAnswers();
     window.location.assign(data.thanksUrl);
     return;
   }
-  tell(failureMessage(response?.status ?? 0, result?.error), "danger");
+  tell(status, failureMessage(response?.status ?? 0, result?.error), "danger");
   button.disabled = false;
 }
 
 function setUpAnswering() {
   for (const fieldset of document.querySelectorAll("fieldset[data-question]")) {
-    fieldset.disabled = false;
     fieldset.addEventListener("change", answered);
   }
-  updateProgress();
-  const notice = document.getElementById("already-answered");
-  if (record.sent && notice && !data.preview) showSent(notice);
-  if (data.preview) return; // the button stays disabled: a preview sends nothing
+  const resend = document.getElementById("resend-answers");
+  resend.addEventListener("click", () => send(resend, document.getElementById("resend-status")));
+  if (data.preview) {
+    setAnswering(true);
+    updateProgress();
+    return; // the button stays disabled: a preview sends nothing
+  }
   const button = document.getElementById("send-answers");
-  button.addEventListener("click", () => send(button));
-  button.disabled = false;
+  button.addEventListener("click", () => send(button, document.getElementById("respond-status")));
+  // Answers sent from another tab end this one's answering too.
+  window.addEventListener("storage", () => {
+    if (sending) return;
+    const latest = loadRecord(storage, data.publicId).record;
+    if (latest?.reports && (!record?.reports || latest.confirmed)) {
+      record = latest;
+      showAnswered();
+    }
+  });
+  // Leaving the page forgets the answers: nothing true survives in the back-forward cache.
+  window.addEventListener("pagehide", () => clearAnswers());
+  window.addEventListener("pageshow", (event) => {
+    if (event.persisted) render();
+  });
+  render();
 }
 
-if (document.getElementById("send-answers")) setUpAnswering();
+function render() {
+  if (record?.reports) {
+    showAnswered();
+    return;
+  }
+  updateProgress();
+  setAnswering(true);
+  document.getElementById("send-answers").disabled = false;
+}
+
+if (data && document.getElementById("send-answers")) setUpAnswering();
 const sent = document.getElementById("sent");
-if (sent) {
-  if (record.sent) showSent(sent);
+if (data && sent) {
+  if (record?.reports) showSent(sent);
   else document.getElementById("sent-missing").hidden = false;
 }

@@ -3,10 +3,17 @@
 //
 // A question, as the server embeds it: {id, text, labels, encoding: "bit"|"index"|"unary",
 // k, spec}. An answer is a category index into `labels` (for yes/no: 0 = no, 1 = yes).
+//
+// True answers live only in the page's memory. What the browser keeps (localStorage, one
+// item per survey) is exactly what it sent: the idempotency key and the randomized reports,
+// and whether the server confirmed receiving them. Once drawn, a survey's reports are final:
+// the page sends those or nothing, so no question ever gets a second report from this browser.
 
 // 64 symbols, so a random byte's low 6 bits pick one uniformly (256 = 4 x 64: no bias).
 const KEY_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 const KEY_LENGTH = 24; // 144 random bits
+const KEY_PATTERN = /^[A-Za-z0-9_-]{8,64}$/; // what the server accepts
+const RECORD_PREFIX = "private-surveys:";
 
 /** A fresh idempotency key: 24 characters of [A-Za-z0-9_-] from crypto.getRandomValues. */
 export function newIdempotencyKey(getRandomValues = (array) => crypto.getRandomValues(array)) {
@@ -14,43 +21,104 @@ export function newIdempotencyKey(getRandomValues = (array) => crypto.getRandomV
   return Array.from(bytes, (byte) => KEY_ALPHABET[byte & 63]).join("");
 }
 
-/** A Storage-like object kept in memory, for browsers that refuse localStorage. */
+/** A Storage-like object kept in memory, for browsers that refuse localStorage (and tests). */
 export function memoryStorage() {
   const items = new Map();
   return {
     getItem: (name) => (items.has(name) ? items.get(name) : null),
     setItem: (name, value) => void items.set(name, String(value)),
+    removeItem: (name) => void items.delete(name),
+    key: (index) => [...items.keys()][index] ?? null,
+    get length() {
+      return items.size;
+    },
   };
 }
 
-const recordName = (publicId) => `private-surveys:${publicId}`;
+const recordName = (publicId) => `${RECORD_PREFIX}${publicId}`;
 const isObject = (x) => typeof x === "object" && x !== null && !Array.isArray(x);
 
 /**
- * This browser's record of one survey, from `storage` (localStorage or memoryStorage()):
- * - key: the idempotency key of its submission (null until the first attempt). It is kept
- *   after success too, so sending again can only repeat that submission, never add one;
- * - memo: `${question id}:${true answer}` -> the report drawn for it, drawn once and reused
- *   forever, so that answering again cannot average the randomness away;
- * - sent: {reports} as the server confirmed it stored them, or null.
- * A missing or unreadable record reads as a fresh one.
+ * A stored value (parsed JSON), in this version's form or an older one's, as
+ * {record, earlierDraws, legacy}:
+ * - record: null (nothing sent yet) or {key, reports, confirmed}. `reports` (question id ->
+ *   report, as sent) is null only when an older version tried to send and left just its key;
+ * - earlierDraws: an older version's memo (`${question id}:${true answer}` -> report), to be
+ *   used in memory for one draw and never stored again; {} otherwise;
+ * - legacy: whether the value is in an older form and must be rewritten (it may hold true
+ *   answers).
  */
-export function loadRecord(storage, publicId) {
-  let stored = null;
-  try {
-    stored = JSON.parse(storage.getItem(recordName(publicId)));
-  } catch {
-    stored = null;
+function readValue(stored) {
+  if (!isObject(stored) || typeof stored.key !== "string" || !KEY_PATTERN.test(stored.key)) {
+    return { record: null, earlierDraws: {}, legacy: isObject(stored) && "memo" in stored };
   }
+  if ("memo" in stored || "sent" in stored) {
+    // Before: {key, memo, sent: {reports} | null}, the memo keyed by true answers.
+    const sent = isObject(stored.sent) && isObject(stored.sent.reports) ? stored.sent.reports : null;
+    return {
+      record: { key: stored.key, reports: sent, confirmed: sent !== null },
+      earlierDraws: sent === null && isObject(stored.memo) ? stored.memo : {},
+      legacy: true,
+    };
+  }
+  const reports = isObject(stored.reports) ? stored.reports : null;
   return {
-    key: typeof stored?.key === "string" ? stored.key : null,
-    memo: isObject(stored?.memo) ? stored.memo : {},
-    sent: isObject(stored?.sent) && isObject(stored.sent.reports) ? stored.sent : null,
+    record: { key: stored.key, reports, confirmed: reports !== null && stored.confirmed === true },
+    earlierDraws: {},
+    legacy: false,
   };
 }
 
+function parse(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * This browser's record of one survey, from `storage` (localStorage or memoryStorage()), as
+ * {record, earlierDraws} (see readValue). A missing or unreadable item reads as no record.
+ */
+export function loadRecord(storage, publicId) {
+  const { record, earlierDraws } = readValue(parse(storage.getItem(recordName(publicId))));
+  return { record, earlierDraws };
+}
+
+/** The text stored for a record: its key, its reports and whether they were confirmed. */
+export function storedText(record) {
+  return JSON.stringify({
+    key: record.key,
+    reports: record.reports,
+    confirmed: record.reports !== null && record.confirmed === true,
+  });
+}
+
 export function saveRecord(storage, publicId, record) {
-  storage.setItem(recordName(publicId), JSON.stringify(record));
+  storage.setItem(recordName(publicId), storedText(record));
+}
+
+/**
+ * Rewrite every survey's record left by an older version, which kept true answers, into this
+ * version's form (key and sent reports only), or remove it if nothing of it was sent. Returns
+ * how many items it rewrote or removed.
+ */
+export function forgetTrueAnswers(storage) {
+  const names = [];
+  for (let index = 0; index < storage.length; index++) {
+    const name = storage.key(index);
+    if (name?.startsWith(RECORD_PREFIX)) names.push(name);
+  }
+  let changed = 0;
+  for (const name of names) {
+    const { record, legacy } = readValue(parse(storage.getItem(name)));
+    if (!legacy) continue;
+    if (record) storage.setItem(name, storedText(record));
+    else storage.removeItem(name);
+    changed++;
+  }
+  return changed;
 }
 
 const isBit = (x) => x === 0 || x === 1;
@@ -70,19 +138,20 @@ export function unanswered(questions, answers) {
 }
 
 /**
- * The report to send for each question: the memoized one for (question, true answer) if any,
- * else a fresh `draw(spec, answer)` (ldp.js's randomize). Returns {reports, memo}: memo is a
- * new object with the fresh draws added; save it before sending, so a retry reuses them.
+ * The reports to send, one per question: a fresh `draw(spec, answer)` (ldp.js's randomize),
+ * or the draw an older version of this page made for that very (question, true answer) and
+ * may have sent (`earlierDraws`, kept in memory only). Call it once per survey: its result is
+ * stored and final, and nothing draws again.
  */
-export function memoizedReports(questions, answers, memo, draw) {
-  const next = { ...memo };
+export function drawReports(questions, answers, draw, earlierDraws = {}) {
   const reports = {};
   for (const question of questions) {
-    const slot = `${question.id}:${answers[question.id]}`;
-    if (!isValidReport(question, next[slot])) next[slot] = draw(question.spec, answers[question.id]);
-    reports[question.id] = next[slot];
+    const earlier = earlierDraws[`${question.id}:${answers[question.id]}`];
+    reports[question.id] = isValidReport(question, earlier)
+      ? earlier
+      : draw(question.spec, answers[question.id]);
   }
-  return { reports, memo: next };
+  return reports;
 }
 
 /** The JSON body for the submission endpoint: only the key, the invitation and reports. */
@@ -105,15 +174,15 @@ export function progressText(answered, total) {
 /**
  * What to tell the respondent after a failed attempt. `status` is the HTTP status (0: no
  * response at all), `error` the server's JSON message if any. Server and network problems
- * invite a retry (the answers stay on the page, the same key is reused).
+ * invite a retry, which sends exactly the same again.
  */
 export function failureMessage(status, error) {
   if (status === 0) {
-    return "We could not reach the server. Check your connection, then press the button again: your answers are still here.";
+    return "We could not reach the server. Check your connection, then press the button again: it sends exactly the same randomized answers.";
   }
   if (status >= 500) {
-    return `Something went wrong on our side (error ${status}). Please try again in a moment: your answers are still here.`;
+    return `Something went wrong on our side (error ${status}). Please try again in a moment: the button sends exactly the same randomized answers.`;
   }
   if (typeof error === "string" && error) return error;
-  return "This page has expired. Please reload it and answer again.";
+  return "Our server refused these answers. Please reload this page and try again.";
 }

@@ -3,31 +3,49 @@
 True answers never reach this code: the page's JavaScript randomizes every answer and sends
 only the reports. The endpoint validates everything before `submission_create` stores
 anything, answers bad input with a 4xx JSON error, and never logs a report.
+
+Respondents get no identifier: none of these views sets a cookie (no CSRF token, no session).
+The endpoint carries no ambient authority (it reads no cookie and no session), so instead of
+Django's cookie-based CSRF check it accepts only JSON posted by a page of this very site: a
+same-origin `Origin` header (or, without one, `Sec-Fetch-Site: same-origin`), which no other
+site can forge in a browser. An HTML form on another site can post neither JSON nor a
+same-origin Origin.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.debug import sensitive_variables
 from django.views.decorators.http import require_POST, require_safe
 
-from surveys.models import Invitation, Survey
+from surveys.models import Invitation, Question, Survey, total_epsilon
 from surveys.ratelimit import is_limited
 from surveys.submissions import SubmissionError, submission_create
-from surveys.templatetags.privacy_words import describe_protection, describe_survey_protection
+from surveys.templatetags.privacy_words import (
+    describe_protection,
+    describe_survey_protection,
+    times,
+)
 
 SUBMIT_MAX_BYTES = 64 * 1024
 BODY_KEYS = {"idempotency_key", "invitation", "reports"}
 QUESTION_ID = re.compile(r"[1-9][0-9]{0,17}")
 PROGRESS_FROM = 3  # questions; shorter surveys need no progress bar
+EXAMPLE_PRIOR = 0.1  # the suspicion in the privacy box's example: "a 10% chance"
+CROSS_SITE = (
+    "This request did not come from the survey's own page, so it was refused and nothing was "
+    "stored. Please answer on the survey page itself."
+)
 
 # Why a survey cannot be answered: (heading, explanation, HTTP status).
 UNAVAILABLE = {
@@ -60,15 +78,36 @@ UNAVAILABLE = {
 }
 
 
+def survey_odds(questions: list[Question]) -> dict[str, Any] | None:
+    """What the privacy box says one answer and all answers together reveal at most, as odds:
+    how many times more sure anyone seeing them could become (e^epsilon of the most revealing
+    question; e^total epsilon, the sum over all questions, for everything a respondent sends),
+    and where that takes a 10% suspicion ("58%"; None when that would be near certainty).
+    None for a survey without questions."""
+    if not questions:
+        return None
+    ratio = math.exp(total_epsilon(questions))
+    raised = EXAMPLE_PRIOR * ratio / (EXAMPLE_PRIOR * ratio + 1 - EXAMPLE_PRIOR)
+    return {
+        "single": len(questions) == 1,
+        "one": times(math.exp(max(question.epsilon for question in questions))),
+        "all": times(ratio),
+        # Rounded up: an upper bound stays one.
+        "example": f"{math.ceil(100 * raised)}%" if raised <= 0.99 else None,
+    }
+
+
 def respond_context(
     request: HttpRequest, survey: Survey, *, preview: bool = False, invitation: str | None = None
 ) -> dict[str, Any]:
     """Context for `surveys/respond.html` (and the thank-you page): the questions with their
-    protection notes, and `data`, everything the page's script needs (rendered with
-    json_script), including the `invitation` token the submission must carry, if any.
-    Works for drafts too (`preview=True` shows a banner and sends nothing)."""
+    protection notes, the survey's odds (`survey_odds`), and `data`, everything the page's
+    script needs (rendered with json_script), including the `invitation` token the
+    submission must carry, if any. Works for drafts too (`preview=True` shows a banner and
+    sends nothing). Nothing here sets a cookie."""
+    ordered = list(survey.ordered_questions())
     questions, browser_questions = [], []
-    for question in survey.ordered_questions():
+    for question in ordered:
         mechanism = question.mechanism()
         shared = {"id": question.pk, "text": question.text, "labels": question.labels()}
         questions.append(
@@ -86,13 +125,13 @@ def respond_context(
         "survey": survey,
         "questions": questions,
         "protection": describe_survey_protection([q["mechanism"] for q in questions]),
+        "odds": survey_odds(ordered),
         "preview": preview,
         "show_progress": len(questions) >= PROGRESS_FROM,
         "data": {
             "publicId": survey.public_id,
             "preview": preview,
             "invitation": invitation,
-            "csrfToken": get_token(request),
             "submitUrl": reverse("respond-submit", args=[survey.public_id]),
             "thanksUrl": reverse("respond-thanks", args=[survey.public_id]),
             "questions": browser_questions,
@@ -148,6 +187,27 @@ def _error(message: str, status: int) -> JsonResponse:
     return JsonResponse({"ok": False, "error": message}, status=status)
 
 
+def _from_this_site(request: HttpRequest) -> bool:
+    """Whether a browser sent `request` from a page of this site: its `Origin` header is this
+    site's origin (or one of CSRF_TRUSTED_ORIGINS, for a site behind a proxy), or, when a
+    browser sends no Origin, `Sec-Fetch-Site` says same-origin. Browsers set both headers
+    themselves; no page can change them. "Origin: null" (sandboxed or privacy-restricted
+    contexts) is refused.
+
+    Django's test client skips this check as it skips CsrfViewMiddleware's (unless made with
+    enforce_csrf_checks=True): an attribute only the test client sets, never a request."""
+    if getattr(request, "_dont_enforce_csrf_checks", False):
+        return True
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return request.headers.get("Sec-Fetch-Site") == "same-origin"
+    try:
+        own = f"{request.scheme}://{request.get_host()}"
+    except DisallowedHost:
+        return False
+    return origin.lower() == own.lower() or origin in settings.CSRF_TRUSTED_ORIGINS
+
+
 def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
     """json.loads hook: a repeated field or question id is an error, not "the last wins"."""
     keys = [key for key, _ in pairs]
@@ -181,18 +241,23 @@ def _parse_body(body: bytes) -> tuple[object, str | None, dict[int, object]]:
     return payload["idempotency_key"], token, {int(key): value for key, value in reports.items()}
 
 
+@csrf_exempt  # no cookie to protect; `_from_this_site` refuses other sites' requests
 @sensitive_variables()
 @require_POST
 def respond_submit(request: HttpRequest, public_id: str) -> JsonResponse:
-    """POST {"idempotency_key", "invitation", "reports"} as JSON -> 201 {"ok": true,
-    "received": reports as stored}; a replay of the same key -> 200 with the same body;
-    anything wrong -> 4xx {"ok": false, "error": "..."}, having stored nothing."""
+    """POST {"idempotency_key", "invitation", "reports"} as JSON from this site's own page
+    -> 201 {"ok": true, "received": reports as stored}; a replay of the same key -> 200 with
+    the same body; from another site (or no telling) -> 403; anything else wrong -> 4xx
+    {"ok": false, "error": "..."}. Nothing is stored unless the answer is 201. Sets no cookie.
+    """
     if is_limited(request, "submit", settings.RATELIMIT_SUBMISSIONS):
         return _error(
             "Too many answers were sent from your connection in a short time. "
-            "Please wait a minute, then press the button again: your answers are still here.",
+            "Please wait a minute, then press the button again: it sends exactly the same.",
             429,
         )
+    if not _from_this_site(request):
+        return _error(CROSS_SITE, 403)
     survey = Survey.objects.filter(public_id=public_id).first()
     if survey is None:
         return _error("There is no survey at this address.", 404)

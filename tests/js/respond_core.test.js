@@ -6,15 +6,17 @@ import { test } from "node:test";
 import { randomize } from "../../static/surveys/ldp.js";
 import {
   describeReport,
+  drawReports,
   failureMessage,
+  forgetTrueAnswers,
   isValidReport,
   loadRecord,
-  memoizedReports,
   memoryStorage,
   newIdempotencyKey,
   progressText,
   requestBody,
   saveRecord,
+  storedText,
   unanswered,
 } from "../../static/surveys/respond_core.js";
 
@@ -62,60 +64,124 @@ test("every byte value maps to the alphabet uniformly (4 bytes per symbol)", () 
   assert.equal(counts.size, 64);
 });
 
-test("a missing or corrupt record reads as a fresh one", () => {
-  const storage = memoryStorage();
-  assert.deepEqual(loadRecord(storage, "abc"), { key: null, memo: {}, sent: null });
-  storage.setItem("private-surveys:abc", "{not json");
-  assert.deepEqual(loadRecord(storage, "abc"), { key: null, memo: {}, sent: null });
-  storage.setItem("private-surveys:abc", JSON.stringify({ key: 5, memo: [], sent: { reports: 1 } }));
-  assert.deepEqual(loadRecord(storage, "abc"), { key: null, memo: {}, sent: null });
-});
+const NAME = "private-surveys:abc";
+const KEY = "k".repeat(24);
+const NOTHING = { record: null, earlierDraws: {} };
 
-test("records round-trip per survey", () => {
-  const storage = memoryStorage();
-  const record = { key: "k".repeat(24), memo: { "11:1": 0 }, sent: { reports: { 11: 0 } } };
-  saveRecord(storage, "abc", record);
-  assert.deepEqual(loadRecord(storage, "abc"), record);
-  assert.deepEqual(loadRecord(storage, "other"), { key: null, memo: {}, sent: null });
-});
-
-test("reports are drawn once per (question, true answer) and then reused", () => {
-  const { draw, calls } = fakeDraw();
-  const answers = { 11: 1, 12: 0, 13: 2 };
-  const first = memoizedReports(questions, answers, {}, draw);
-  assert.deepEqual(first.reports, { 11: 0, 12: 1, 13: [1, 0, 0, 1] });
-  assert.deepEqual(Object.keys(first.memo).sort(), ["11:1", "12:0", "13:2"]);
-  assert.equal(calls.length, 3);
-  const again = memoizedReports(questions, answers, first.memo, draw);
-  assert.deepEqual(again.reports, first.reports);
-  assert.equal(calls.length, 3, "no fresh draw for answers drawn before");
-  const changed = memoizedReports(questions, { ...answers, 11: 0 }, again.memo, draw);
-  assert.deepEqual(calls.at(-1), ["rr", 0]);
-  assert.equal(calls.length, 4);
-  assert.deepEqual(changed.reports[12], first.reports[12]);
-  assert.equal(changed.memo["11:1"], first.memo["11:1"], "old draws are kept");
-});
-
-test("memoization does not mutate the memo it is given", () => {
-  const memo = {};
-  memoizedReports(questions, { 11: 1, 12: 0, 13: 2 }, memo, fakeDraw().draw);
-  assert.deepEqual(memo, {});
-});
-
-test("a corrupt memo entry is redrawn rather than sent", () => {
-  const { draw, calls } = fakeDraw();
-  const { reports } = memoizedReports([unary], { 13: 0 }, { "13:0": [1, 2] }, draw);
-  assert.deepEqual(reports[13], [1, 0, 0, 1]);
-  assert.equal(calls.length, 1);
-});
-
-test("with ldp.js, memoized reports are valid and identical on every later submission", () => {
-  const answers = { 11: 1, 12: 2, 13: 3 };
-  const { reports, memo } = memoizedReports(questions, answers, {}, randomize);
-  for (const question of questions) assert.ok(isValidReport(question, reports[question.id]));
-  for (let i = 0; i < 20; i++) {
-    assert.deepEqual(memoizedReports(questions, answers, memo, randomize).reports, reports);
+// Every true answer in these tests is a distinctive number no report can be, so that finding
+// it anywhere in storage would show a leak.
+function storageText(storage) {
+  const items = {};
+  for (let index = 0; index < storage.length; index++) {
+    const name = storage.key(index);
+    items[name] = storage.getItem(name);
   }
+  return JSON.stringify(items);
+}
+
+test("a missing or corrupt record reads as nothing sent", () => {
+  const storage = memoryStorage();
+  assert.deepEqual(loadRecord(storage, "abc"), NOTHING);
+  for (const stored of ["{not json", "null", "[]", "5", JSON.stringify({ key: 5, reports: {} }),
+    JSON.stringify({ key: "short", reports: {} }), JSON.stringify({ key: "bad key with spaces" })]) {
+    storage.setItem(NAME, stored);
+    assert.deepEqual(loadRecord(storage, "abc"), NOTHING, stored);
+  }
+});
+
+test("a record holds exactly the key, the reports sent and whether they were confirmed", () => {
+  const storage = memoryStorage();
+  const record = { key: KEY, reports: { 11: 0, 13: [1, 0, 0, 1] }, confirmed: false };
+  saveRecord(storage, "abc", { ...record, answers: { 11: 1 }, memo: { "11:1": 0 } });
+  assert.deepEqual(JSON.parse(storage.getItem(NAME)), record);
+  assert.deepEqual(Object.keys(JSON.parse(storage.getItem(NAME))), ["key", "reports", "confirmed"]);
+  assert.deepEqual(loadRecord(storage, "abc"), { record, earlierDraws: {} });
+  saveRecord(storage, "abc", { ...record, confirmed: true });
+  assert.equal(loadRecord(storage, "abc").record.confirmed, true);
+  assert.deepEqual(loadRecord(storage, "other"), NOTHING);
+  assert.equal(storedText({ key: KEY, reports: null, confirmed: true }),
+    JSON.stringify({ key: KEY, reports: null, confirmed: false }), "nothing sent, nothing confirmed");
+});
+
+test("the stored text of a whole answering holds no true answer", () => {
+  const storage = memoryStorage();
+  const answers = { 11: 1, 12: 2, 13: 3 };
+  const reports = drawReports(questions, answers, randomize);
+  const record = { key: newIdempotencyKey(), reports, confirmed: false };
+  saveRecord(storage, "abc", record);
+  saveRecord(storage, "abc", { ...record, confirmed: true });
+  const text = storageText(storage);
+  assert.deepEqual(JSON.parse(JSON.parse(text)[NAME]), { ...record, confirmed: true });
+  assert.doesNotMatch(text, /memo|answer|"1[123]:/);
+});
+
+test("reports are drawn once per question from the true answer", () => {
+  const { draw, calls } = fakeDraw();
+  const reports = drawReports(questions, { 11: 1, 12: 0, 13: 2 }, draw);
+  assert.deepEqual(reports, { 11: 0, 12: 1, 13: [1, 0, 0, 1] });
+  assert.deepEqual(calls, [["rr", 1], ["grr", 0], ["oue", 2]]);
+});
+
+test("an older version's draw for the same true answer is reused, any other is not", () => {
+  const { draw, calls } = fakeDraw();
+  const earlier = { "11:1": 1, "12:0": 2, "12:1": 0, "13:2": [1, 2] };
+  const reports = drawReports(questions, { 11: 1, 12: 0, 13: 2 }, draw, earlier);
+  assert.deepEqual(reports, { 11: 1, 12: 2, 13: [1, 0, 0, 1] });
+  assert.deepEqual(calls, [["oue", 2]], "a corrupt earlier draw is redrawn rather than sent");
+});
+
+test("with ldp.js, drawn reports are valid", () => {
+  for (let i = 0; i < 20; i++) {
+    const reports = drawReports(questions, { 11: i % 2, 12: i % 3, 13: i % 4 }, randomize);
+    for (const question of questions) assert.ok(isValidReport(question, reports[question.id]));
+  }
+});
+
+test("an older version's record is read as what it sent, its memo only for one draw", () => {
+  const storage = memoryStorage();
+  const sent = { key: KEY, memo: { "11:1": 0, "11:0": 1 }, sent: { reports: { 11: 0 } } };
+  storage.setItem(NAME, JSON.stringify(sent));
+  assert.deepEqual(loadRecord(storage, "abc"), {
+    record: { key: KEY, reports: { 11: 0 }, confirmed: true }, earlierDraws: {},
+  });
+  const tried = { key: KEY, memo: { "11:1": 0 }, sent: null };
+  storage.setItem(NAME, JSON.stringify(tried));
+  assert.deepEqual(loadRecord(storage, "abc"), {
+    record: { key: KEY, reports: null, confirmed: false }, earlierDraws: { "11:1": 0 },
+  });
+});
+
+test("true answers an older version stored are erased, in every survey's record", () => {
+  const storage = memoryStorage();
+  storage.setItem("private-surveys:one", JSON.stringify(
+    { key: KEY, memo: { "11:1": 1, "12:2": 1, "11:0": 0 }, sent: { reports: { 11: 1, 12: 1 } } }));
+  storage.setItem("private-surveys:two", JSON.stringify({ key: KEY, memo: { "11:1": 0 }, sent: null }));
+  storage.setItem("private-surveys:three", JSON.stringify({ key: null, memo: { "11:1": 0 }, sent: null }));
+  const current = { key: KEY, reports: { 11: 0 }, confirmed: true };
+  saveRecord(storage, "four", current);
+  storage.setItem("someone-else", JSON.stringify({ memo: "not ours" }));
+  assert.equal(forgetTrueAnswers(storage), 3);
+  assert.deepEqual(JSON.parse(storage.getItem("private-surveys:one")),
+    { key: KEY, reports: { 11: 1, 12: 1 }, confirmed: true });
+  assert.deepEqual(JSON.parse(storage.getItem("private-surveys:two")),
+    { key: KEY, reports: null, confirmed: false });
+  assert.equal(storage.getItem("private-surveys:three"), null);
+  assert.deepEqual(JSON.parse(storage.getItem("private-surveys:four")), current);
+  assert.equal(storage.getItem("someone-else"), JSON.stringify({ memo: "not ours" }));
+  assert.doesNotMatch(storageText(storage).replace('{\\"memo\\":\\"not ours\\"}', ""), /memo|:1\\":/);
+  assert.equal(forgetTrueAnswers(storage), 0, "nothing left to erase");
+});
+
+test("memory storage behaves like localStorage for the record", () => {
+  const storage = memoryStorage();
+  storage.setItem("a", 1);
+  storage.setItem("b", "two");
+  assert.equal(storage.length, 2);
+  assert.deepEqual([storage.key(0), storage.key(1), storage.key(2)], ["a", "b", null]);
+  assert.equal(storage.getItem("a"), "1");
+  storage.removeItem("a");
+  assert.equal(storage.length, 1);
+  assert.equal(storage.getItem("a"), null);
 });
 
 test("the request body holds only the key, the invitation and the reports", () => {
@@ -150,8 +216,8 @@ test("reports read back in words", () => {
 
 test("progress and failure messages", () => {
   assert.equal(progressText(2, 5), "2 of 5 answered");
-  assert.match(failureMessage(0, undefined), /could not reach the server.*still here/);
-  assert.match(failureMessage(503, "busy"), /error 503.*try again/);
+  assert.match(failureMessage(0, undefined), /could not reach the server.*exactly the same/);
+  assert.match(failureMessage(503, "busy"), /error 503.*try again.*exactly the same/);
   assert.equal(failureMessage(410, "This survey is closed."), "This survey is closed.");
   assert.match(failureMessage(403, undefined), /reload/);
 });
