@@ -30,17 +30,21 @@ two reports are independent given the true pair,
 so any variance or covariance costs a few k x k matrix products (``_Side.moment``), with the
 fitted Pi plugged in; respondents are taken to be a random sample of the population.
 
-What ``breakdown`` reports (formulas and measured coverage in docs/ldp.md):
+What ``breakdown`` reports (formulas, the alternatives measured and the figures in
+docs/ldp.md, "Breakdowns"; bench/bench_joint.py measures them):
 
 - headline joint: maximum likelihood on the simplex (``_fit``): the multinomial likelihood of
   the table of report pairs for one-hot x one-hot; for pairs involving a unary question the
-  composite likelihood of all its (bit, report) tables, as ``ldp.Mechanism.mle`` does for
-  one question. EM with SQUAREM acceleration.
-- cells: Wald intervals around Pi_hat with the plug-in variance, clipped to [0, 1].
+  composite likelihood of its bits, as ``ldp.Mechanism.mle`` does for one question. EM with
+  SQUAREM acceleration. Shares within groups are its rows, normalised.
+- cells: score (Wilson-type) intervals around Pi_hat, the variance taken at each candidate
+  value (``_score_interval``, ``_Model.cell_variance``).
 - shares within groups, theta = Pi[g, j] / Pi[g, +]: Fieller's interval for the ratio of the
-  unbiased cell to the unbiased row total.
-- differences between two groups: MOVER (Zou & Donner 2008) from the two Fieller intervals
-  and their delta-method correlation.
+  unbiased cell to the unbiased group total, again with the variance at each candidate
+  share (``_Model.share_variance``).
+- groups: question A's own Feldman-Cousins intervals (``ldp.Mechanism.intervals``).
+- differences between two groups: MOVER (Zou & Donner 2008) from the two share intervals
+  and their delta-method correlation (``_Model.share_covariance``).
 - association: Pearson's chi-square test generalised to support vectors (``_association``).
 
 Every interval is widened where needed to contain its headline estimate.
@@ -59,21 +63,22 @@ from surveys import ldp
 
 JOINT_DESCRIPTION: str = (
     "Maximum-likelihood joint shares under the exact randomization probabilities of both "
-    "questions (the multinomial likelihood of the pairs of reports, or for unary-encoded "
-    "questions the composite likelihood of their bits), non-negative and summing to 1; each "
-    "cell's 95% interval is the unbiased estimate plus or minus 1.96 model-based standard "
-    "errors, clipped to [0, 1]."
+    "questions (for unary-encoded questions, the composite likelihood of their bits), "
+    "non-negative and summing to 1; each cell's 95% interval is the score (Wilson-type) "
+    "interval around the unbiased estimate, with the variance the randomization gives at "
+    "each candidate value."
 )
 SHARE_INTERVAL_DESCRIPTION: str = (
     "Share of each answer within a group: the group's row of the joint shares, normalised; "
     "its 95% interval is Fieller's interval for the ratio of the unbiased joint share to the "
-    "unbiased group share (model-based variances), clipped to [0, 1], and is all of [0, 1] "
-    "when the group is not significantly non-empty."
+    "unbiased group share, with the variance taken at each candidate share (a score test), "
+    "within [0, 1]; it is all of [0, 1] when the group is not significantly non-empty."
 )
 DIFFERENCE_INTERVAL_DESCRIPTION: str = (
     "Difference between two groups' shares of an answer: the difference of the headline "
-    "shares, with the MOVER 95% interval (Zou & Donner) built from the two groups' Fieller "
-    "intervals and the delta-method correlation of the two estimates."
+    "shares, with the MOVER 95% interval (Zou & Donner) built from the two groups' share "
+    "intervals and the delta-method correlation of the two estimates (the difference of the "
+    "intervals' ends where one group's share is entirely unknown)."
 )
 ASSOCIATION_DESCRIPTION: str = (
     "Test of independence of the two questions: the true answers are independent exactly "
@@ -83,11 +88,12 @@ ASSOCIATION_DESCRIPTION: str = (
 )
 
 SMALL_GROUP_RATIO: float = 2.0
-"""``small_group`` flags a group whose unbiased row total is below SMALL_GROUP_RATIO * z
-standard errors (z = 1.96 at 95%). Below 1 * z Fieller's interval is unbounded (the group is
-not significantly non-empty, and every share within it gets [0, 1]); between 1 and 2 it is
-bounded but more than 4/3 as wide as the delta-method interval and lopsided: the size of the
-group, by which every share in it is divided, is known to within +-50% at best."""
+"""``small_group`` flags a group whose unbiased total D = Pi_hat[g, +] is below
+SMALL_GROUP_RATIO * z standard errors (z = 1.96 at 95%): the size of the group, by which
+every share in it is divided, is then known to within +-50% at best, and its shares'
+intervals are wide and lopsided. Below about z standard errors the group is not
+significantly non-empty and they are mostly all of [0, 1] (Fieller's interval with the
+variance at its estimate would be unbounded exactly there)."""
 
 EMPTY_GROUP_SIZE: float = 0.5
 """A group whose fitted size n * group_share is below this (half a respondent) counts as
@@ -514,8 +520,9 @@ class _Model:
         return moment(g1, g1), moment(g2, g2), moment(g1, g2)
 
 
-_GRID = np.linspace(0, 1, 1025)
-"""Trial values of ``_score_interval``; each end is then refined by 40 halvings (to 1e-15)."""
+_GRID = np.linspace(0, 1, 257)
+"""Trial values of ``_score_interval``, besides the point estimate; the ends found are then
+refined by 40 halvings (to 1e-14)."""
 
 
 def _score_interval(
@@ -526,8 +533,11 @@ def _score_interval(
     (``variance``: coefficients of a cubic, last axis). For a cell (scale 1) this is Wilson's
     interval when there is no randomization; for a share (estimate N, scale D) it is
     Fieller's interval with the variance taken at the hypothesised share instead of the
-    estimated one. The hull of the accepted trial values of ``_GRID``, ends refined by
-    bisection; NaN where none is accepted."""
+    estimated one.
+
+    The hull of the accepted trial values (``_GRID`` and the point estimate
+    clip(estimate / scale, 0, 1), so that narrow intervals are found too), each end refined
+    by bisection towards its rejected neighbour; NaN where no trial value is accepted."""
     z2 = z * z
     c0, c1, c2, c3 = np.moveaxis(variance, -1, 0)
     coefficients = [
@@ -542,9 +552,19 @@ def _score_interval(
         a, b, c, d = (x[..., None] if grid else x for x in coefficients)
         return a + t * (b + t * (c + t * d)) > 0
 
+    with np.errstate(divide="ignore", invalid="ignore"):
+        center = np.clip(np.where(scale > 0, estimate / scale, 0.5), 0, 1)
+    center_in = ~rejected(center)
     accepted = ~rejected(_GRID, grid=True)
-    first = np.argmax(accepted, axis=-1)
-    last = _GRID.size - 1 - np.argmax(accepted[..., ::-1], axis=-1)
+    last = _GRID.size - 1
+    first_in = np.where(accepted.any(axis=-1), _GRID[np.argmax(accepted, axis=-1)], np.inf)
+    last_in = np.where(
+        accepted.any(axis=-1), _GRID[last - np.argmax(accepted[..., ::-1], axis=-1)], -np.inf
+    )
+    low = np.where(center_in, np.minimum(first_in, center), first_in)
+    high = np.where(center_in, np.maximum(last_in, center), last_in)
+    none = ~np.isfinite(low)
+    low, high = np.where(none, 0.0, low), np.where(none, 1.0, high)
 
     def refine(inside: np.ndarray, outside: np.ndarray) -> np.ndarray:
         for _ in range(40):
@@ -553,12 +573,11 @@ def _score_interval(
             inside, outside = np.where(out, inside, middle), np.where(out, middle, outside)
         return inside
 
-    low = np.where(first > 0, refine(_GRID[first], _GRID[np.maximum(first - 1, 0)]), 0.0)
-    high = np.where(
-        last < _GRID.size - 1, refine(_GRID[last], _GRID[np.minimum(last + 1, _GRID.size - 1)]),
-        1.0,
-    )
-    none = ~accepted.any(axis=-1)
+    # The rejected neighbours: the grid points just outside the accepted hull.
+    below = _GRID[np.clip(np.ceil(low * last).astype(int) - 1, 0, last)]
+    above = _GRID[np.clip(np.floor(high * last).astype(int) + 1, 0, last)]
+    low = np.where(low > 0, refine(low, below), 0.0)
+    high = np.where(high < 1, refine(high, above), 1.0)
     return np.where(none, np.nan, low), np.where(none, np.nan, high)
 
 
@@ -772,11 +791,17 @@ class Breakdown:
             v_11, v_22, v_12 = model.share_covariance(g1, g2)
             with np.errstate(divide="ignore", invalid="ignore"):
                 correlation = np.nan_to_num(np.clip(v_12 / np.sqrt(v_11 * v_22), -1, 1))
-            low, high = _mover(
+            mover_low, mover_high = _mover(
                 self.share[g1], self.share_ci_low[g1], self.share_ci_high[g1],
                 self.share[g2], self.share_ci_low[g2], self.share_ci_high[g2], correlation,
             )
-            low, high = np.minimum(low, estimate), np.maximum(high, estimate)
+            # Where either share is unknown (interval [0, 1]) the other's interval is all
+            # there is: keep the difference of the ends.
+            unknown = np.zeros(estimate.shape, dtype=bool)
+            for g in (g1, g2):
+                unknown |= (self.share_ci_low[g] <= 0) & (self.share_ci_high[g] >= 1)
+            low = np.where(unknown, low, np.minimum(mover_low, estimate))
+            high = np.where(unknown, high, np.maximum(mover_high, estimate))
         elif g1 == g2:
             low = high = np.where(np.isfinite(estimate), 0.0, np.nan)
         return Difference(g1, g2, _read_only(estimate), _read_only(low), _read_only(high))

@@ -310,6 +310,19 @@ def test_an_empty_group_is_flagged_and_its_shares_are_unknown():
                                atol=0.01)
 
 
+def test_score_interval_is_wilsons_without_randomization():
+    """With V(p) = p (1 - p) (no randomization) the score interval is Wilson's, also when it
+    is narrower than the trial grid's spacing."""
+    z = 1.959963984540054
+    for n, x in ((20, 0.0), (20, 0.35), (300, 0.02), (300, 1.0), (10**7, 0.4), (10**7, 1e-6)):
+        low, high = joint._score_interval(
+            np.array([x]), np.ones(1), np.array([[0.0, 1.0, -1.0, 0.0]]), n, z
+        )
+        centre, half = x + z * z / (2 * n), z * math.sqrt(x * (1 - x) / n + z * z / (4 * n * n))
+        assert low[0] == pytest.approx((centre - half) / (1 + z * z / n), abs=1e-12)
+        assert high[0] == pytest.approx((centre + half) / (1 + z * z / n), abs=1e-12)
+
+
 # Coverage and the association test --------------------------------------------------------------
 
 
