@@ -29,7 +29,7 @@ Flags: ``LOW`` when a coverage (worst cell) is below 0.93 at n >= 2000 or below 
 n = 300; ``HIGH`` when above 0.97 at n >= 2000; ``SIZE`` when the size is outside
 0.05 +- 0.015. Then the time of ``breakdown()`` for 2x2, 14x2, 14x14 and 50x50 tables.
 
-Fixed seeds; the default grid takes 15 to 30 minutes on two cores (--quick: 200 replicates).
+Fixed seeds; the default grid takes about 40 minutes on two cores (--quick: 200 replicates).
 """
 
 import argparse
