@@ -8,7 +8,7 @@ BIND ?= 127.0.0.1:8000
 WORKERS ?= 4
 
 .DEFAULT_GOAL := help
-.PHONY: help install test-deps run serve test test-python test-js lint migrations-check vectors bench clean
+.PHONY: help install languages test-deps run serve test test-python test-js lint migrations-check vectors bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-18s %s\n", $$1, $$2}'
@@ -24,7 +24,10 @@ $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
 	touch $(NODE_STAMP)
 
-install: $(STAMP) ## Create .venv and install every dependency the site needs
+install: $(STAMP) languages ## Create .venv and install every dependency the site needs
+
+languages: $(STAMP) ## Compile the respondents' pages' translations (locale/*.po)
+	$(BIN)/python manage.py compile_languages
 
 test-deps: install $(NODE_STAMP) ## What the tests need besides: axe-core, from npm
 

@@ -1,12 +1,23 @@
-"""The Django admin: surveys with their questions, and the site's privacy policy."""
+"""The Django admin: surveys with their questions and translations, and the site's privacy
+policy."""
 
 from django.contrib import admin
 from django.core.exceptions import ValidationError
+from django.db import models
 from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html_join
 
-from surveys.models import TOTAL_EPSILON, Choice, PrivacyPolicy, Question, Survey
+from surveys.models import (
+    TOTAL_EPSILON,
+    Choice,
+    PrivacyPolicy,
+    Question,
+    Survey,
+    SurveyShare,
+    SurveyTranslation,
+)
+from surveys.templatetags.numbers import epsilon as epsilon_text
 
 FROZEN_QUESTION_FIELDS = [
     "order", "text", "help_text", "kind", "used_for_breakdowns", "epsilon", "mechanism_override",
@@ -53,11 +64,34 @@ class ChoiceInline(FrozenAwareInline):
         return question.survey.is_frozen
 
 
+class TranslationInline(admin.StackedInline):
+    """A survey's translations: wording, not mechanism, so editable even once it is open."""
+
+    model = SurveyTranslation
+    fields = ["language", "texts"]
+    extra = 0
+
+
+class ShareInline(admin.TabularInline):
+    """The researchers the owner shared the survey with, and their role (a share counts only
+    while its user is a researcher)."""
+
+    model = SurveyShare
+    fields = ["user", "role"]
+    raw_id_fields = ["user"]
+    extra = 0
+    verbose_name = "co-researcher"
+    verbose_name_plural = "Shared with (co-researchers)"
+
+
 @admin.register(Survey)
 class SurveyAdmin(admin.ModelAdmin):
-    list_display = ["title", "owner", "status", "response_count", "epsilon_total", "opened_at"]
-    list_filter = ["status", "invitation_only", "opened_at"]
+    list_display = [
+        "title", "owner", "status", "language", "response_count", "epsilon_total", "opened_at",
+    ]
+    list_filter = ["status", "language", "invitation_only", "opened_at"]
     search_fields = ["title", "owner__username", "public_id"]
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     # The status changes only through open/close (pages or the actions below), which also
     # freeze the mechanisms; a bare status edit would skip that.
     readonly_fields = [
@@ -69,14 +103,14 @@ class SurveyAdmin(admin.ModelAdmin):
         "created_at",
     ]
     raw_id_fields = ["owner"]
-    inlines = [QuestionInline]
+    inlines = [QuestionInline, TranslationInline, ShareInline]
 
     def get_queryset(self, request: HttpRequest):
         return super().get_queryset(request).annotate(epsilon_sum=TOTAL_EPSILON)
 
     @admin.display(description="Total epsilon", ordering="epsilon_sum")
     def epsilon_total(self, survey: Survey) -> str:
-        return f"{survey.epsilon_sum:g}"
+        return epsilon_text(survey.epsilon_sum)
 
     actions = ["open_surveys", "close_surveys"]
 
@@ -132,3 +166,6 @@ class PrivacyPolicyAdmin(admin.ModelAdmin):
     def changelist_view(self, request: HttpRequest, extra_context=None):
         policy = PrivacyPolicy.current()
         return HttpResponseRedirect(reverse("admin:surveys_privacypolicy_change", args=[policy.pk]))
+
+
+import surveys.admin_users  # noqa: E402, F401 (Add user: a researcher in one step)

@@ -14,29 +14,42 @@ from collections.abc import Iterable
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import MinValueValidator, URLValidator
 from django.db import models, transaction
 from django.db.models import Sum
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import gettext_lazy as _
 
 from surveys import ldp
+from surveys.templatetags.numbers import epsilon as epsilon_text
 
-EPSILON_TOO_SMALL = (
-    f"Epsilon must be at least {ldp.MIN_EPSILON:g}: below that, even millions of responses "
-    "would not give usable estimates."
+EPSILON_TOO_SMALL_MESSAGE = gettext_noop(
+    "Epsilon must be at least %(min)s: below that, even millions of responses would not give "
+    "usable estimates."
 )
-"""The refusal of an epsilon below ``ldp.MIN_EPSILON``, wherever one is entered."""
+EPSILON_TOO_SMALL = EPSILON_TOO_SMALL_MESSAGE % {"min": epsilon_text(ldp.MIN_EPSILON)}
+"""The refusal of an epsilon below ``ldp.MIN_EPSILON``, wherever one is entered (in English;
+``epsilon_too_small`` gives it in the active language)."""
+
+
+def epsilon_too_small() -> str:
+    """``EPSILON_TOO_SMALL`` in the active language."""
+    return gettext(EPSILON_TOO_SMALL_MESSAGE) % {"min": epsilon_text(ldp.MIN_EPSILON)}
 
 
 def validate_epsilon_value(value: float) -> None:
     """A privacy parameter must be a finite number from ``ldp.MIN_EPSILON`` to
     ``ldp.MAX_EPSILON``: no question or policy may use an epsilon the mechanisms refuse."""
     if value is None or not math.isfinite(value):
-        raise ValidationError("Epsilon must be a finite number.")
+        raise ValidationError(gettext("Epsilon must be a finite number."))
     if value < ldp.MIN_EPSILON:
-        raise ValidationError(EPSILON_TOO_SMALL)
+        raise ValidationError(epsilon_too_small())
     if value > ldp.MAX_EPSILON:
-        raise ValidationError(f"Epsilon can be at most {ldp.MAX_EPSILON:g}.")
+        raise ValidationError(
+            gettext("Epsilon can be at most %(max)s.") % {"max": epsilon_text(ldp.MAX_EPSILON)}
+        )
 
 
 def total_epsilon(questions: Iterable[Question]) -> float:
@@ -56,27 +69,29 @@ class PrivacyPolicy(models.Model):
     default_epsilon = models.FloatField(
         default=1.0,
         validators=[validate_epsilon_value],
-        help_text="Epsilon given to a new question.",
+        help_text=_("Epsilon given to a new question."),
     )
     max_question_epsilon = models.FloatField(
         default=4.0,
         validators=[validate_epsilon_value],
-        help_text="The largest epsilon a researcher may choose for one question.",
+        help_text=_("The largest epsilon a researcher may choose for one question."),
     )
     max_survey_epsilon = models.FloatField(
         default=10.0,
         validators=[validate_epsilon_value],
-        help_text="The largest total epsilon (sum over its questions) a survey may spend.",
+        help_text=_("The largest total epsilon (sum over its questions) a survey may spend."),
     )
     allow_mechanism_override = models.BooleanField(
         default=False,
-        help_text="Let researchers choose a categorical question's mechanism themselves "
-        "instead of the automatic, lowest-variance choice.",
+        help_text=_(
+            "Let researchers choose a categorical question's mechanism themselves "
+            "instead of the automatic, lowest-variance choice."
+        ),
     )
 
     class Meta:
-        verbose_name = "privacy policy"
-        verbose_name_plural = "privacy policy"
+        verbose_name = _("privacy policy")
+        verbose_name_plural = _("privacy policy")
         constraints = [
             models.CheckConstraint(condition=models.Q(pk=1), name="privacy_policy_single_record"),
             models.CheckConstraint(
@@ -97,11 +112,20 @@ class PrivacyPolicy(models.Model):
         super().save(*args, **kwargs)
 
     def clean(self) -> None:
+        errors = {}
         if self.default_epsilon and self.max_question_epsilon:
             if self.default_epsilon > self.max_question_epsilon:
-                raise ValidationError(
-                    {"default_epsilon": "The default cannot exceed the per-question maximum."}
+                errors["default_epsilon"] = gettext(
+                    "The default cannot exceed the per-question maximum."
                 )
+        if self.max_question_epsilon and self.max_survey_epsilon:
+            if self.max_question_epsilon > self.max_survey_epsilon:
+                errors["max_question_epsilon"] = _(
+                    "The per-question limit cannot be above the per-survey limit (%(limit)s): "
+                    "no survey could use it."
+                ) % {"limit": epsilon_text(self.max_survey_epsilon)}
+        if errors:
+            raise ValidationError(errors)
 
     @classmethod
     def current(cls) -> PrivacyPolicy:
@@ -120,16 +144,16 @@ def new_public_id() -> str:
 
 class Survey(models.Model):
     class Status(models.TextChoices):
-        DRAFT = "draft", "Draft"
-        OPEN = "open", "Open"
-        CLOSED = "closed", "Closed"
+        DRAFT = "draft", _("Draft")
+        OPEN = "open", _("Open")
+        CLOSED = "closed", _("Closed")
 
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="surveys"
     )
     title = models.CharField(max_length=200)
     introduction = models.TextField(
-        blank=True, help_text="Shown to respondents above the questions."
+        blank=True, help_text=_("Shown to respondents above the questions.")
     )
     public_id = models.CharField(max_length=32, unique=True, default=new_public_id, editable=False)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
@@ -138,10 +162,60 @@ class Survey(models.Model):
     closed_at = models.DateTimeField(null=True, blank=True)
     invitation_only = models.BooleanField(
         default=False,
-        help_text="Accept answers only through single-use invitation links.",
+        help_text=_("Accept answers only through single-use invitation links."),
+    )
+    language = models.CharField(
+        _("language"),
+        max_length=8,
+        choices=settings.LANGUAGES,
+        default=settings.LANGUAGE_CODE,
+        help_text=_(
+            "The language you write the survey in. Respondents whose browser asks for another "
+            "language see your translation when there is one, this language otherwise."
+        ),
+    )
+    # Schedule and target: the survey closes itself when either is reached (checked where
+    # submissions and pages are handled; no background worker).
+    opens_at = models.DateTimeField(
+        _("opens at"),
+        null=True,
+        blank=True,
+        help_text=_("Optional. Before this time, respondents are told the survey is not open yet."),
+    )
+    closes_at = models.DateTimeField(
+        _("closes at"),
+        null=True,
+        blank=True,
+        help_text=_("Optional. From this time on, the survey is closed."),
+    )
+    response_target = models.PositiveIntegerField(
+        _("response target"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1, _("A response target must be at least 1."))],
+        help_text=_("Optional. The survey closes itself once it has this many responses."),
+    )
+    # Distribution
+    completion_url = models.URLField(
+        _("completion link"),
+        max_length=500,
+        blank=True,
+        validators=[URLValidator(schemes=["http", "https"])],  # never javascript: or data:
+        help_text=_(
+            "Optional. Where respondents are sent once their answers are stored, for example "
+            "a recruitment panel's completion link (Prolific, MTurk, a school's system)."
+        ),
+    )
+    thank_you_message = models.TextField(
+        _("thank-you message"),
+        blank=True,
+        help_text=_("Optional. Shown to respondents after they answer, above the explanations."),
     )
     # Kept up to date in the submission's transaction, so lists and dashboards never count.
     response_count = models.PositiveIntegerField(default=0, editable=False)
+    # Raised by each correction of an opened survey's wording (surveys.revisions), so that
+    # results cached with the old texts are never shown (surveys.results.snapshot).
+    wording_version = models.PositiveIntegerField(default=0, editable=False)
 
     class Meta:
         ordering = ["-created_at", "-pk"]
@@ -151,6 +225,13 @@ class Survey(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("survey-detail", args=[self.pk])
+
+    def clean(self) -> None:
+        if self.pk and self.translations.filter(language=self.language).exists():
+            raise ValidationError({"language": _(
+                "This survey has a translation into this language: remove it first (on its "
+                "Translations page), or choose another language."
+            )})
 
     def get_public_url(self) -> str:
         return reverse("respond", args=[self.public_id])
@@ -173,6 +254,8 @@ class Survey(models.Model):
 
     def open(self) -> None:
         """Freeze every question's mechanism and start accepting answers."""
+        from surveys import revisions  # which imports this module
+
         problems = self.readiness_problems() if self.is_draft else []
         if problems:
             raise ValidationError(problems)
@@ -188,6 +271,17 @@ class Survey(models.Model):
             self.opened_at = self.opened_at or timezone.now()
             self.closed_at = None
             self.save(update_fields=["status", "opened_at", "closed_at"])
+            revisions.on_open(self)  # the wording respondents see from now on
+
+    def correct_wording(self, texts: dict, author=None) -> WordingRevision | None:
+        """Correct the texts of this opened survey (title, introduction, questions' texts and
+        help texts, answers' labels) and keep the new wording as a revision, which it returns
+        (None when nothing changed). Never the number or order of answers, a question's type,
+        epsilon or mechanism: those raise ValidationError and nothing is stored. See
+        ``surveys.revisions.correct``."""
+        from surveys import revisions
+
+        return revisions.correct(self, texts, author)
 
     def close(self) -> None:
         self.status = self.Status.CLOSED
@@ -195,14 +289,17 @@ class Survey(models.Model):
         self.save(update_fields=["status", "closed_at"])
 
     def duplicate(self) -> Survey:
-        """A new draft with the same text, questions, choices and epsilons, and no answers."""
+        """A new draft with the same text, translations, questions, choices and epsilons, and
+        no answers."""
         with transaction.atomic():
             copy = Survey.objects.create(
                 owner=self.owner,
                 title=f"{self.title} (copy)"[:200],
                 introduction=self.introduction,
                 invitation_only=self.invitation_only,
+                language=self.language,
             )
+            new_ids = {}  # question id -> its copy's id, as text (the keys of translations)
             for question in self.ordered_questions():
                 new = Question.objects.create(
                     survey=copy,
@@ -220,6 +317,17 @@ class Survey(models.Model):
                         for c in question.choices.all()
                     ]
                 )
+                new_ids[str(question.pk)] = str(new.pk)
+            SurveyTranslation.objects.bulk_create(
+                [
+                    SurveyTranslation(
+                        survey=copy,
+                        language=translation.language,
+                        texts=translation.texts_for(new_ids),
+                    )
+                    for translation in self.translations.all()
+                ]
+            )
         return copy
 
     def readiness_problems(self) -> list[str]:
@@ -227,36 +335,46 @@ class Survey(models.Model):
         problems = []
         questions = list(self.ordered_questions())
         if not questions:
-            problems.append("Add at least one question.")
+            problems.append(gettext("Add at least one question."))
         for question in questions:
             if question.kind == Question.Kind.CATEGORICAL and len(question.labels()) < 2:
-                problems.append(f"“{question.text}” needs at least two choices.")
+                problems.append(
+                    gettext("“%(text)s” needs at least two choices.") % {"text": question.text}
+                )
         policy = PrivacyPolicy.current()
         total = total_epsilon(questions)
         if total > policy.max_survey_epsilon + 1e-9:
             problems.append(
-                f"The total epsilon {total:g} is above the site's limit of "
-                f"{policy.max_survey_epsilon:g}. Lower some questions' epsilon."
+                gettext(
+                    "The total epsilon %(total)s is above the site's limit of %(limit)s. Lower "
+                    "some questions' epsilon."
+                ) % {"total": epsilon_text(total), "limit": epsilon_text(policy.max_survey_epsilon)}
             )
         for question in questions:
             if question.epsilon > policy.max_question_epsilon + 1e-9:
                 problems.append(
-                    f"“{question.text}” has epsilon {question.epsilon:g}, above the site's "
-                    f"per-question limit of {policy.max_question_epsilon:g}."
+                    gettext(
+                        "“%(text)s” has epsilon %(epsilon)s, above the site's per-question limit "
+                        "of %(limit)s."
+                    ) % {
+                        "text": question.text,
+                        "epsilon": epsilon_text(question.epsilon),
+                        "limit": epsilon_text(policy.max_question_epsilon),
+                    }
                 )
         return problems
 
 
 class Question(models.Model):
     class Kind(models.TextChoices):
-        YES_NO = "yesno", "Yes / no"
-        CATEGORICAL = "categorical", "Multiple choice (one answer)"
+        YES_NO = "yesno", _("Yes / no")
+        CATEGORICAL = "categorical", _("Multiple choice (one answer)")
 
     class Override(models.TextChoices):
-        AUTOMATIC = "", "Automatic (lowest error)"
-        GRR = "grr", "k-ary randomized response (GRR)"
-        SUE = "sue", "Symmetric unary encoding (SUE, RAPPOR)"
-        OUE = "oue", "Optimized unary encoding (OUE)"
+        AUTOMATIC = "", _("Automatic (lowest error)")
+        GRR = "grr", _("k-ary randomized response (GRR)")
+        SUE = "sue", _("Symmetric unary encoding (SUE, RAPPOR)")
+        OUE = "oue", _("Optimized unary encoding (OUE)")
 
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="questions")
     order = models.PositiveIntegerField(default=0)
@@ -268,11 +386,13 @@ class Question(models.Model):
         max_length=8, choices=Override.choices, blank=True, default=""
     )
     used_for_breakdowns = models.BooleanField(
-        "used for breakdowns",
+        _("used for breakdowns"),
         default=False,
-        help_text="A question that sorts respondents into groups (faculty, year of study, age "
-        "band), so that other questions can be broken down by it. It usually deserves a "
-        "larger epsilon: it is less sensitive, and every group's figures rest on it.",
+        help_text=_(
+            "A question that sorts respondents into groups (faculty, year of study, age "
+            "band), so that other questions can be broken down by it. It usually deserves a "
+            "larger epsilon: it is less sensitive, and every group's figures rest on it."
+        ),
     )
     # The mechanism's full specification, frozen when the survey opens. Reports were
     # randomized with exactly these parameters, so they can never change afterwards.
@@ -324,14 +444,26 @@ class Question(models.Model):
         policy = PrivacyPolicy.current()
         if self.epsilon > policy.max_question_epsilon + 1e-9:
             limit = policy.max_question_epsilon
-            raise ValidationError({"epsilon": f"This site allows at most {limit:g} per question."})
+            raise ValidationError(
+                {
+                    "epsilon": gettext("This site allows at most %(limit)s per question.")
+                    % {"limit": epsilon_text(limit)}
+                }
+            )
         total = total_epsilon(self.survey.questions.exclude(pk=self.pk)) + self.epsilon
         if total > policy.max_survey_epsilon + 1e-9:
             raise ValidationError(
                 {
-                    "epsilon": f"With this question the survey would spend {total:g} in total, "
-                    f"above the site's limit of {policy.max_survey_epsilon:g} per survey. "
-                    f"Choose at most {max(policy.max_survey_epsilon - total + self.epsilon, 0):g}."
+                    "epsilon": gettext(
+                        "With this question the survey would spend %(total)s in total, above "
+                        "the site's limit of %(limit)s per survey. Choose at most %(most)s."
+                    ) % {
+                        "total": epsilon_text(total),
+                        "limit": epsilon_text(policy.max_survey_epsilon),
+                        "most": epsilon_text(
+                            max(policy.max_survey_epsilon - total + self.epsilon, 0)
+                        ),
+                    }
                 }
             )
 
@@ -351,7 +483,7 @@ class Question(models.Model):
         Question.objects.filter(pk=self.pk).update(spec=self.spec)
 
 
-FROZEN_MESSAGE = (
+FROZEN_MESSAGE = _(
     "This survey has been opened, so its questions, choices, epsilons and mechanisms are "
     "frozen: reports were randomized with exactly these settings. Duplicate it as a new "
     "draft to make changes."
@@ -395,6 +527,142 @@ class Choice(models.Model):
 
     def clean(self) -> None:
         refuse_if_frozen(self.question.survey)
+
+
+def max_length(model: type[models.Model], field: str) -> int:
+    """The longest text ``field`` of ``model`` holds: its translation may be as long."""
+    return model._meta.get_field(field).max_length
+
+
+def validate_translation_texts(texts: object) -> None:
+    """What a translation's ``texts`` may hold (see ``SurveyTranslation``): those keys only,
+    strings (labels: a list of strings), each no longer than the field it translates."""
+    if not isinstance(texts, dict) or not texts.keys() <= {"title", "introduction", "questions"}:
+        raise ValidationError(_(
+            'The texts must be an object with "title", "introduction" and "questions", '
+            "each optional."
+        ))
+    _check_text(texts.get("title", ""), max_length(Survey, "title"), _("The title"))
+    _check_text(texts.get("introduction", ""), None, _("The introduction"))
+    questions = texts.get("questions", {})
+    if not isinstance(questions, dict):
+        raise ValidationError(_('"questions" must be an object: question id -> its texts.'))
+    for pk, question in questions.items():
+        if not (pk.isdigit() and isinstance(question, dict)) or not question.keys() <= {
+            "text", "help_text", "labels",
+        }:
+            raise ValidationError(_(
+                'Each question\'s texts go under its id, in an object with "text", '
+                '"help_text" and "labels", each optional.'
+            ))
+        where = _("Question %(id)s") % {"id": pk}
+        _check_text(question.get("text", ""), max_length(Question, "text"), where)
+        _check_text(question.get("help_text", ""), max_length(Question, "help_text"), where)
+        labels = question.get("labels", [])
+        if not isinstance(labels, list):
+            raise ValidationError(_("%(what)s: the labels must be a list."), params={"what": where})
+        for label in labels:
+            _check_text(label, max_length(Choice, "label"), where)
+
+
+def _check_text(value: object, limit: int | None, what: str) -> None:
+    if not isinstance(value, str):
+        raise ValidationError(_("%(what)s: every text must be a string."), params={"what": what})
+    if limit is not None and len(value) > limit:
+        raise ValidationError(
+            _("%(what)s: a text can be at most %(limit)d characters long (one has %(length)d)."),
+            params={"what": what, "limit": limit, "length": len(value)},
+        )
+
+
+class SurveyTranslation(models.Model):
+    """A survey's texts in another language than its main one (``Survey.language``).
+
+    ``texts``: ``{"title": str, "introduction": str, "questions": {"<question id>": {"text":
+    str, "help_text": str, "labels": [str, ...]}}}``, every key optional; ``labels`` has one
+    label per answer of the question, in order (a yes/no question's: "No", "Yes"). A missing
+    or blank text falls back to the main language's (``surveys.wording``). Wording, not
+    mechanism: it may change while the survey is open.
+    """
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="translations")
+    language = models.CharField(_("language"), max_length=8, choices=settings.LANGUAGES)
+    texts = models.JSONField(
+        _("texts"), default=dict, validators=[validate_translation_texts]
+    )
+
+    class Meta:
+        ordering = ["language"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["survey", "language"], name="survey_translation_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return str(self.get_language_display())
+
+    def clean(self) -> None:
+        try:
+            main = self.survey.language
+        except Survey.DoesNotExist:  # a new translation of a survey still being made
+            return
+        if self.language == main:
+            raise ValidationError({"language": _(
+                "This is the survey's main language: its texts are the survey's own. Choose "
+                "another language."
+            )})
+
+    def texts_for(self, new_ids: dict[str, str]) -> dict:
+        """The texts with question ids replaced by ``new_ids`` (a copy's), leaving out the
+        questions ``new_ids`` does not have."""
+        questions = self.texts.get("questions", {})
+        return self.texts | {
+            "questions": {new_ids[pk]: texts for pk, texts in questions.items() if pk in new_ids}
+        }
+
+
+class SurveyShare(models.Model):
+    """A survey shared by its owner with another researcher: a viewer reads its results and
+    exports; an editor also authors it. Only the owner deletes or shares it."""
+
+    class Role(models.TextChoices):
+        VIEWER = "viewer", _("Viewer (results and exports)")
+        EDITOR = "editor", _("Editor (also authoring)")
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="shares")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="survey_shares"
+    )
+    role = models.CharField(max_length=8, choices=Role.choices, default=Role.VIEWER)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["survey", "user"], name="survey_share_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.survey} shared with {self.user} ({self.get_role_display()})"
+
+
+class WordingRevision(models.Model):
+    """The wording respondents saw from ``created_at`` on: every text of the survey, in its
+    main language and every translation, as ``surveys.revisions`` snapshots it. A new revision
+    is kept each time the wording of an opened survey changes; the first is taken when it
+    opens."""
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="revisions")
+    created_at = models.DateTimeField(default=timezone.now)
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    texts = models.JSONField()
+
+    class Meta:
+        ordering = ["survey", "created_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"Wording of {self.survey} from {self.created_at:%Y-%m-%d %H:%M}"
 
 
 class Submission(models.Model):

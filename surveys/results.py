@@ -21,6 +21,7 @@ from django.core.cache import cache
 
 from surveys import ldp
 from surveys.models import Question, Survey, Tally, total_epsilon
+from surveys.wording import translate
 
 TARGET_MARGIN = 0.05
 """The margin of error (95%, in proportion) the planner line aims at: plus or minus 5 points."""
@@ -34,7 +35,7 @@ METHODS = {
 }
 """How the headline estimates and their intervals are made, for the pages and the JSON."""
 
-RESULTS_VERSION = 3
+RESULTS_VERSION = 4
 """Part of every snapshot, so that results (and result cards) cached by a version of the
 site that computed or showed other fields are never served: bump it when they change."""
 
@@ -83,10 +84,13 @@ def survey_results(survey: Survey) -> dict[str, Any]:
 
 def snapshot(survey: Survey, n: int) -> str | None:
     """What an opened survey's results are a function of, as a short key (None for drafts):
-    the survey, when it opened, its number of responses, and ``RESULTS_VERSION``."""
+    the survey, when it opened, its number of responses, the version of its wording (pages
+    show its texts), and ``RESULTS_VERSION``."""
     if survey.is_draft or survey.opened_at is None:
         return None
-    inputs = json.dumps([RESULTS_VERSION, survey.pk, survey.opened_at.isoformat(), n])
+    inputs = json.dumps(
+        [RESULTS_VERSION, survey.pk, survey.opened_at.isoformat(), n, survey.wording_version]
+    )
     return hashlib.sha256(inputs.encode()).hexdigest()[:32]
 
 
@@ -288,12 +292,21 @@ PRIVACY_NOTE = (
 
 
 def export_metadata(survey: Survey) -> dict[str, Any]:
-    """What the reports CSV means: each question's columns, labels and frozen mechanism.
+    """What the reports CSV means: each question's columns, labels and frozen mechanism, and
+    the survey's texts in every language it has a translation into (with the main language's
+    texts wherever the translation leaves one blank, as respondents see them).
 
     ``ldp.from_spec(question["mechanism"])`` rebuilds the mechanism, whose ``estimate`` gives
-    the dashboard's numbers from the support counts of the CSV's columns.
+    the dashboard's numbers from the support counts of the CSV's columns. ``wordings``: every
+    wording respondents saw, oldest first (``surveys.revisions.wordings``).
     """
+    from surveys import revisions
+
     questions = list(survey.ordered_questions())
+    translations = {
+        t.language: translate(survey, questions, t.language, t.texts)
+        for t in survey.translations.all()
+    }
     described = []
     for position, question in enumerate(questions, start=1):
         mechanism = question.mechanism()
@@ -309,6 +322,13 @@ def export_metadata(survey: Survey) -> dict[str, Any]:
             "mechanism": mechanism.spec(),
             "mechanism_label": mechanism.label,
             "reading": READING[mechanism.encoding],
+            "translations": {
+                language: {
+                    key: texts["questions"][question.pk][key]
+                    for key in ("text", "help_text", "labels")
+                }
+                for language, texts in translations.items()
+            },
         })
     return {
         "survey": {
@@ -316,10 +336,16 @@ def export_metadata(survey: Survey) -> dict[str, Any]:
             "status": survey.status,
             "opened_at": survey.opened_at.isoformat() if survey.opened_at else None,
             "total_epsilon": total_epsilon(questions),
+            "language": survey.language,
+            "translations": {
+                language: {"title": texts["title"], "introduction": texts["introduction"]}
+                for language, texts in translations.items()
+            },
         },
         "privacy": PRIVACY_NOTE,
         "rows": "One row per submission; 'response' numbers them in the order they arrived.",
         "questions": described,
+        "wordings": revisions.wordings(survey),
     }
 
 

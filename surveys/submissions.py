@@ -17,14 +17,21 @@ from operator import or_
 
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.debug import sensitive_variables
 
-from surveys import ldp
+from surveys import ldp, schedule
 from surveys.models import PUBLIC_TOKEN, Invitation, Question, Submission, Survey, Tally
 
 IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9_-]{8,64}")
+ATTEMPTS = 3
+"""How many times `submission_create` tries when the survey changed as it wrote: after a
+change seen on the first attempt, the second may still find the target's last place taken
+meanwhile; the third then sees the survey closed and answers 410, not 409."""
 
-INVITATION_USED = "This invitation link has already been used."
+INVITATION_USED = gettext_lazy("This invitation link has already been used.")
 
 ReportValue = int | tuple[int, ...]
 StoredReports = dict[str, int | list[int]]
@@ -34,8 +41,13 @@ Support = Mapping[tuple[int, int], int]
 
 class SubmissionError(Exception):
     """A submission that cannot be stored, with a message for the respondent and the HTTP
-    status that fits (400 malformed, 403 invitation needed, 404 not open yet, 409 changed
-    while on its way, 410 closed, 422 idempotency key reused with other reports)."""
+    status that fits (400 malformed, 403 invitation needed, 404 not open yet (a draft, or an
+    open survey before its opening time), 409 changed while on its way, 410 closed (also by
+    its closing time or response target), 422 idempotency key reused with other reports).
+
+    Messages a respondent answering on the survey page can meet are in their language; those
+    about a malformed request (400), which only another program sends, are for its
+    developer and stay in English."""
 
     def __init__(self, message: str, status: int = 400) -> None:
         super().__init__(message)
@@ -44,7 +56,8 @@ class SubmissionError(Exception):
 
 
 class SurveyChanged(Exception):
-    """The survey was closed, deleted, or its invitation setting changed since it was read."""
+    """The survey was closed, deleted, or its invitation setting, schedule or target changed
+    (or another submission reached the target) since it was read."""
 
 
 def stored_form(values: Mapping[int, ReportValue]) -> StoredReports:
@@ -66,18 +79,27 @@ def store(
     reports support `support`: all of it or nothing.
 
     In one transaction: count the responses, provided the survey is still open with the
-    invitation setting `survey` says (else SurveyChanged); mark the invitation used, provided
+    invitation setting `survey` says, its opening time has come, its closing time has not,
+    and its response target leaves room for them all (else SurveyChanged, having stored
+    nothing: checked in the statement that locks the row, so concurrent submissions can
+    never exceed the target); mark the invitation used, provided
     it is unused (else SubmissionError 403); insert the submissions (IntegrityError for an
     idempotency key the survey already has); add the support to the tallies, checking that
     every row it names exists (else RuntimeError: a survey that was never opened). The survey
     row is locked first, so concurrent submissions to one survey queue there and can never
     deadlock on the rows after it. The invitation gets no reference to the submission, so
-    they cannot be joined.
+    they cannot be joined. Once the submissions reach the survey's response target, the
+    survey is closed in the same transaction.
     """
+    now = timezone.now()
     with transaction.atomic():
-        counted = Survey.objects.filter(
-            pk=survey.pk, status=Survey.Status.OPEN, invitation_only=survey.invitation_only
-        ).update(response_count=F("response_count") + len(submissions))
+        counted = (
+            Survey.objects.filter(
+                pk=survey.pk, status=Survey.Status.OPEN, invitation_only=survey.invitation_only
+            )
+            .filter(schedule.accepting(now, len(submissions)))
+            .update(response_count=F("response_count") + len(submissions))
+        )
         if counted != 1:
             raise SurveyChanged
         if invitation_token is not None:
@@ -88,6 +110,8 @@ def store(
                 raise SubmissionError(INVITATION_USED, 403)
         Submission.objects.bulk_create(submissions)
         _add_support(support)
+        if survey.response_target is not None:  # still under the row's lock
+            schedule.close_due(Survey.objects.filter(pk=survey.pk), now)
 
 
 def _add_support(support: Support) -> None:
@@ -122,28 +146,35 @@ def submission_create(
     stores nothing, even if the survey closed or the invitation was used since: that is a
     retry of a request whose answer was lost. The same key with other reports is refused.
 
+    A survey whose closing time has come or whose response target is reached is closed
+    first (`schedule.close_if_due`), and the submission refused with 410; an open survey
+    before its opening time refuses it with 404, like a draft. The submission that reaches
+    the target is stored, and the survey closed in its transaction.
+
     If the survey changed between being read and being written (closed, deleted, invitation
-    setting), it is read again (in place) and everything decided anew.
+    setting, schedule, target, or another submission took the last place), it is read again
+    (in place) and everything decided anew.
     """
     if not isinstance(idempotency_key, str) or not IDEMPOTENCY_KEY.fullmatch(idempotency_key):
         raise SubmissionError(
             "The idempotency key must be 8 to 64 letters, digits, '-' or '_'.", 400
         )
-    try:
-        return _create(survey, reports, idempotency_key, invitation_token)
-    except SurveyChanged:
+    for _attempt in range(ATTEMPTS):
         try:
-            survey.refresh_from_db(fields=["status", "invitation_only"])
-        except Survey.DoesNotExist:
-            raise SubmissionError("There is no survey at this address.", 404) from None
-    try:
-        return _create(survey, reports, idempotency_key, invitation_token)
-    except SurveyChanged:  # changed again in between: let the respondent send again
-        raise SubmissionError(
+            return _create(survey, reports, idempotency_key, invitation_token)
+        except SurveyChanged:
+            try:
+                survey.refresh_from_db(fields=["invitation_only", *schedule.STATE_FIELDS])
+            except Survey.DoesNotExist:
+                raise SubmissionError(_("There is no survey at this address."), 404) from None
+    # Changed again and again in between: let the respondent send again.
+    raise SubmissionError(
+        _(
             "This survey was changed while your answers were on their way. Nothing was "
-            "stored; please send them again.",
-            409,
-        ) from None
+            "stored; please send them again."
+        ),
+        409,
+    )
 
 
 @sensitive_variables()
@@ -151,7 +182,7 @@ def _create(
     survey: Survey, reports: dict[int, object], idempotency_key: str, token: str | None
 ) -> tuple[Submission, bool]:
     if survey.is_draft:
-        raise SubmissionError("This survey is not open yet.", 404)
+        raise SubmissionError(_("This survey is not open yet."), 404)
     questions = list(survey.questions.order_by("order", "pk"))
     mechanisms = {question.pk: question.mechanism() for question in questions}
     values = _validated_reports(questions, mechanisms, reports)
@@ -159,8 +190,17 @@ def _create(
         survey=survey, idempotency_key=idempotency_key, reports=stored_form(values)
     )
     try:
+        schedule.close_if_due(survey)
         if not survey.is_open:
-            raise SubmissionError("This survey is closed and no longer accepts answers.", 410)
+            raise SubmissionError(
+                _("This survey is closed and no longer accepts answers."), 410
+            )
+        if schedule.not_yet_open(survey):
+            raise SubmissionError(
+                _("This survey is not open yet: it opens on %(time)s (UTC).")
+                % {"time": schedule.respondent_time(survey.opens_at)},
+                404,
+            )
         _check_invitation(survey, token)
         support = Counter(
             (pk, category) for pk, value in values.items()
@@ -212,8 +252,10 @@ def _replay(survey: Survey, idempotency_key: str, stored: StoredReports) -> Subm
         return None
     if submission.reports != stored:
         raise SubmissionError(
-            "Answers to this survey were already received from this browser, and they "
-            "cannot be changed.",
+            _(
+                "Answers to this survey were already received from this browser, and they "
+                "cannot be changed."
+            ),
             422,
         )
     return submission
@@ -224,13 +266,13 @@ def _check_invitation(survey: Survey, token: str | None) -> None:
     if token is None:
         if survey.invitation_only:
             raise SubmissionError(
-                "This survey accepts answers only through a personal invitation link.", 403
+                _("This survey accepts answers only through a personal invitation link."), 403
             )
         return
     if not PUBLIC_TOKEN.fullmatch(token):
-        raise SubmissionError("This invitation link is not valid for this survey.", 403)
+        raise SubmissionError(_("This invitation link is not valid for this survey."), 403)
     invitation = Invitation.objects.filter(survey=survey, token=token).first()
     if invitation is None:
-        raise SubmissionError("This invitation link is not valid for this survey.", 403)
+        raise SubmissionError(_("This invitation link is not valid for this survey."), 403)
     if invitation.used:
         raise SubmissionError(INVITATION_USED, 403)

@@ -3,7 +3,18 @@
 from django.urls import path, register_converter
 
 from surveys.models import PUBLIC_TOKEN
-from surveys.views import authoring, breakdowns, invitations, pages, respond, results
+from surveys.views import (
+    authoring,
+    breakdowns,
+    distribution,
+    invitations,
+    pages,
+    respond,
+    results,
+    sharing,
+    translations,
+    wording,
+)
 
 
 class PublicTokenConverter:
@@ -27,6 +38,7 @@ urlpatterns = [
     path("s/<public:public_id>/submit/", respond.respond_submit, name="respond-submit"),
     path("s/<public:public_id>/thanks/", respond.respond_thanks, name="respond-thanks"),
     path("i/<public:token>/", respond.respond_invitation, name="respond-invitation"),
+    path("i18n/<str:language>.json", respond.respond_catalog, name="respond-catalog"),
     # Researchers: authoring
     path("", pages.home, name="home"),
     path("surveys/", authoring.survey_list, name="survey-list"),
@@ -38,11 +50,29 @@ urlpatterns = [
     path("surveys/<int:pk>/close/", authoring.survey_close, name="survey-close"),
     path("surveys/<int:pk>/duplicate/", authoring.survey_duplicate, name="survey-duplicate"),
     path("surveys/<int:pk>/preview/", authoring.survey_preview, name="survey-preview"),
+    path("surveys/<int:pk>/qr.svg", distribution.survey_qr, name="survey-qr"),
+    path("surveys/<int:pk>/sharing/", sharing.survey_sharing, name="survey-sharing"),
     path("surveys/<int:pk>/questions/new/", authoring.question_create, name="question-create"),
     path("questions/<int:pk>/edit/", authoring.question_edit, name="question-edit"),
     path("questions/<int:pk>/delete/", authoring.question_delete, name="question-delete"),
     path("questions/<int:pk>/move/", authoring.question_move, name="question-move"),
     path("epsilon/explain/", authoring.epsilon_explain, name="epsilon-explain"),
+    path(
+        "surveys/<int:pk>/translations/",
+        translations.translation_list,
+        name="survey-translations",
+    ),
+    path(
+        "surveys/<int:pk>/translations/<str:language>/",
+        translations.translation_edit,
+        name="survey-translation",
+    ),
+    path("surveys/<int:pk>/wording/", wording.survey_wording, name="survey-wording"),
+    path(
+        "surveys/<int:pk>/wording/history/",
+        wording.survey_wording_history,
+        name="survey-wording-history",
+    ),
     # Researchers: invitations
     path("surveys/<int:pk>/invitations/", invitations.invitation_list, name="invitation-list"),
     path("surveys/<int:pk>/invitations.csv", invitations.invitation_csv, name="invitation-csv"),

@@ -5,69 +5,88 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from surveys.models import Invitation
+from surveys.models import Invitation, SurveyShare
 from surveys.submissions import submission_create
 
 pytestmark = pytest.mark.django_db
 
 LOGIN = "login"
 ANON, OTHER, OWNER, ADMIN = "anonymous", "other researcher", "owner", "administrator"
+VIEWER, EDITOR = "co-researcher (viewer)", "co-researcher (editor)"
+VISITORS = [ANON, OTHER, VIEWER, EDITOR, OWNER, ADMIN]
 
-# url name -> (kind of argument, expected GET status for anonymous, other, owner, admin).
-# "login" means a redirect to the sign-in page. Administrators read any survey's results,
-# and manage surveys in the Django admin rather than through the researcher's pages.
-RESEARCHER_PAGE = {ANON: LOGIN, OTHER: 404, OWNER: 200, ADMIN: 404}
-RESULTS_PAGE = {ANON: LOGIN, OTHER: 404, OWNER: 200, ADMIN: 200}
-PUBLIC_PAGE = {ANON: 200, OTHER: 200, OWNER: 200, ADMIN: 200}
+
+def expect(anon, other, viewer, editor, owner, admin) -> dict:
+    return dict(zip(VISITORS, (anon, other, viewer, editor, owner, admin), strict=True))
+
+
+# url name -> (kind of argument, expected GET status for each visitor: anonymous, another
+# researcher, researchers the owner shared the survey with as viewer and as editor, the
+# owner, an administrator). "login" means a redirect to the sign-in page. Administrators read
+# any survey's results, and manage surveys in the Django admin rather than through the
+# researcher's pages. Viewers read (results, exports, breakdowns, the survey's page); editors
+# also author; only the owner deletes and shares.
+READING_PAGE = expect(LOGIN, 404, 200, 200, 200, 404)
+AUTHORING_PAGE = expect(LOGIN, 404, 404, 200, 200, 404)
+OWNER_PAGE = expect(LOGIN, 404, 404, 404, 200, 404)
+RESULTS_PAGE = expect(LOGIN, 404, 200, 200, 200, 200)
+PUBLIC_PAGE = expect(200, 200, 200, 200, 200, 200)
+RESEARCHERS = expect(LOGIN, 200, 200, 200, 200, 200)
+ADMIN_ONLY = expect(LOGIN, LOGIN, LOGIN, LOGIN, LOGIN, 200)
 GET_MATRIX = {
     "home": (None, PUBLIC_PAGE),
     "login": (None, PUBLIC_PAGE),
-    "survey-list": (None, {ANON: LOGIN, OTHER: 200, OWNER: 200, ADMIN: 200}),
-    "survey-create": (None, {ANON: LOGIN, OTHER: 200, OWNER: 200, ADMIN: 200}),
-    "epsilon-explain": ("explain", {ANON: LOGIN, OTHER: 200, OWNER: 200, ADMIN: 200}),
-    "password_change": (None, {ANON: LOGIN, OTHER: 200, OWNER: 200, ADMIN: 200}),
-    "survey-detail": ("survey", RESEARCHER_PAGE),
-    "survey-edit": ("survey", RESEARCHER_PAGE),
-    "survey-delete": ("survey", RESEARCHER_PAGE),
-    "survey-close": ("survey", RESEARCHER_PAGE),
-    "survey-preview": ("survey", RESEARCHER_PAGE),
-    "invitation-list": ("survey", RESEARCHER_PAGE),
-    "invitation-csv": ("survey", RESEARCHER_PAGE),
+    "survey-list": (None, RESEARCHERS),
+    "survey-create": (None, RESEARCHERS),
+    "epsilon-explain": ("explain", RESEARCHERS),
+    "password_change": (None, RESEARCHERS),
+    "survey-detail": ("survey", READING_PAGE),
+    "survey-preview": ("survey", READING_PAGE),
+    "survey-qr": ("survey", expect(LOGIN, 404, 200, 200, 200, 404)),
+    "survey-edit": ("survey", AUTHORING_PAGE),
+    "survey-open": ("survey", expect(LOGIN, 404, 404, 302, 302, 404)),  # already open
+    "survey-close": ("survey", AUTHORING_PAGE),
+    "survey-translations": ("survey", AUTHORING_PAGE),
+    "survey-wording": ("survey", AUTHORING_PAGE),
+    "survey-wording-history": ("survey", RESULTS_PAGE),
+    "invitation-list": ("survey", AUTHORING_PAGE),
+    "invitation-csv": ("survey", AUTHORING_PAGE),
+    "survey-delete": ("survey", OWNER_PAGE),
+    "survey-sharing": ("survey", OWNER_PAGE),
     "survey-results": ("survey", RESULTS_PAGE),
     "survey-results-json": ("survey", RESULTS_PAGE),
     "export-reports-csv": ("survey", RESULTS_PAGE),
     "export-metadata": ("survey", RESULTS_PAGE),
     "export-estimates-csv": ("survey", RESULTS_PAGE),
+    "question-breakdown": ("breakdown", RESULTS_PAGE),
+    "question-breakdown-json": ("breakdown", RESULTS_PAGE),
+    "question-breakdown-csv": ("breakdown", RESULTS_PAGE),
     "respond": ("public", PUBLIC_PAGE),
     "respond-thanks": ("public", PUBLIC_PAGE),
     "respond-invitation": ("invitation", PUBLIC_PAGE),
-    "admin:index": (None, {ANON: LOGIN, OTHER: LOGIN, OWNER: LOGIN, ADMIN: 200}),
-    "admin:surveys_survey_change": (
-        "survey",
-        {ANON: LOGIN, OTHER: LOGIN, OWNER: LOGIN, ADMIN: 200},
-    ),
-    "admin:surveys_privacypolicy_change": (
-        "policy",
-        {ANON: LOGIN, OTHER: LOGIN, OWNER: LOGIN, ADMIN: 200},
-    ),
+    "admin:index": (None, ADMIN_ONLY),
+    "admin:surveys_survey_change": ("survey", ADMIN_ONLY),
+    "admin:surveys_privacypolicy_change": ("policy", ADMIN_ONLY),
 }
 # State-changing URLs, each POSTed by every visitor (nothing may change for the wrong ones).
 POST_MATRIX = {
-    "survey-create": (None, {ANON: LOGIN, OTHER: 200, OWNER: 200, ADMIN: 200}),
-    "survey-edit": ("survey", {ANON: LOGIN, OTHER: 404, OWNER: 200, ADMIN: 404}),
-    "survey-close": ("survey", {ANON: LOGIN, OTHER: 404, OWNER: 302, ADMIN: 404}),
-    "survey-duplicate": ("survey", {ANON: LOGIN, OTHER: 404, OWNER: 302, ADMIN: 404}),
-    "survey-delete": ("survey", {ANON: LOGIN, OTHER: 404, OWNER: 200, ADMIN: 404}),
-    "question-create": ("survey", {ANON: LOGIN, OTHER: 404, OWNER: 409, ADMIN: 404}),
-    "question-edit": ("question", {ANON: LOGIN, OTHER: 404, OWNER: 409, ADMIN: 404}),
-    "question-delete": ("question", {ANON: LOGIN, OTHER: 404, OWNER: 409, ADMIN: 404}),
-    "question-move": ("question", {ANON: LOGIN, OTHER: 404, OWNER: 409, ADMIN: 404}),
-    "invitation-list": ("survey", {ANON: LOGIN, OTHER: 404, OWNER: 200, ADMIN: 404}),
+    "survey-create": (None, expect(LOGIN, 200, 200, 200, 200, 200)),
+    "survey-edit": ("survey", expect(LOGIN, 404, 404, 200, 200, 404)),
+    "survey-close": ("survey", expect(LOGIN, 404, 404, 302, 302, 404)),
+    "survey-duplicate": ("survey", expect(LOGIN, 404, 404, 302, 302, 404)),
+    "survey-delete": ("survey", expect(LOGIN, 404, 404, 404, 200, 404)),
+    "survey-sharing": ("survey", expect(LOGIN, 404, 404, 404, 400, 404)),  # no action: 400
+    "question-create": ("survey", expect(LOGIN, 404, 404, 409, 409, 404)),
+    "question-edit": ("question", expect(LOGIN, 404, 404, 409, 409, 404)),
+    "question-delete": ("question", expect(LOGIN, 404, 404, 409, 409, 404)),
+    "question-move": ("question", expect(LOGIN, 404, 404, 409, 409, 404)),
+    "invitation-list": ("survey", expect(LOGIN, 404, 404, 200, 200, 404)),
+    "survey-wording": ("survey", expect(LOGIN, 404, 404, 200, 200, 404)),  # empty: errors
 }
 
 
 @pytest.fixture
-def world(researcher, other_researcher, admin_user, make_survey):
+def world(researcher, other_researcher, make_researcher, admin_user, make_survey):
     survey = make_survey(researcher, status="open")
     # With a response on record, deleting asks for explicit confirmation first.
     yes_no, categorical = survey.ordered_questions()
@@ -75,8 +94,16 @@ def world(researcher, other_researcher, admin_user, make_survey):
         survey=survey, reports={yes_no.pk: 1, categorical.pk: 0}, idempotency_key="k" * 16
     )
     invitation = Invitation.objects.create(survey=survey)
-    clients = {ANON: Client(), OTHER: Client(), OWNER: Client(), ADMIN: Client()}
+    viewer, editor = make_researcher("victor"), make_researcher("edith")
+    SurveyShare.objects.create(survey=survey, user=viewer, role=SurveyShare.Role.VIEWER)
+    SurveyShare.objects.create(survey=survey, user=editor, role=SurveyShare.Role.EDITOR)
+    # Shares of another survey, and the other researcher's own survey, give nothing here.
+    elsewhere = make_survey(other_researcher, title="Elsewhere")
+    SurveyShare.objects.create(survey=elsewhere, user=viewer, role=SurveyShare.Role.EDITOR)
+    clients = {who: Client() for who in VISITORS}
     clients[OTHER].force_login(other_researcher)
+    clients[VIEWER].force_login(viewer)
+    clients[EDITOR].force_login(editor)
     clients[OWNER].force_login(researcher)
     clients[ADMIN].force_login(admin_user)
     return {"survey": survey, "invitation": invitation, "clients": clients}
@@ -89,11 +116,15 @@ def url(name: str, kind: str | None, world: dict) -> str:
         "explain": [],
         "survey": [survey.pk],
         "question": [survey.questions.first().pk],
+        "breakdown": [survey.pk, survey.ordered_questions()[0].pk],
         "public": [survey.public_id],
         "invitation": [world["invitation"].token],
         "policy": [1],
     }[kind]
-    query = "?epsilon=1&kind=yesno" if kind == "explain" else ""
+    query = {
+        "explain": "?epsilon=1&kind=yesno",
+        "breakdown": f"?by={survey.ordered_questions()[1].pk}",
+    }.get(kind, "")
     return reverse(name, args=args) + query
 
 
@@ -105,14 +136,14 @@ def check(response, expected) -> None:
         assert response.status_code == expected, response.content[:300]
 
 
-@pytest.mark.parametrize("who", [ANON, OTHER, OWNER, ADMIN])
+@pytest.mark.parametrize("who", VISITORS)
 @pytest.mark.parametrize("name", GET_MATRIX)
 def test_it_answers_every_page_as_expected_for_every_visitor(world, name, who):
     kind, expected = GET_MATRIX[name]
     check(world["clients"][who].get(url(name, kind, world)), expected[who])
 
 
-@pytest.mark.parametrize("who", [ANON, OTHER, OWNER, ADMIN])
+@pytest.mark.parametrize("who", VISITORS)
 @pytest.mark.parametrize("name", POST_MATRIX)
 def test_it_answers_every_change_as_expected_for_every_visitor(world, name, who):
     kind, expected = POST_MATRIX[name]

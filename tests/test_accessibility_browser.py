@@ -252,19 +252,20 @@ def audit_answering(browser, live_server, site: Site, axe: Audit, tag: str, **co
     for question, answer in zip(questions, [1, 4, 2], strict=True):
         page.check(f"#answer-{question.pk}-{answer}")
     held = []
-    page.route("**/submit/", lambda route: held.append(route))
-    page.click("#send-answers")
-    page.wait_for_function("() => document.querySelector('#send-answers').disabled")
-    for _ in range(500):  # the request reaches the route handler while Playwright waits
-        if held:
-            break
-        page.wait_for_timeout(20)
-    assert held, "the page sent nothing"
-    axe(page, f"respond: sending [{tag}]")
 
-    held.pop().fulfill(
-        status=503, content_type="application/json", body='{"ok": false, "error": "Busy"}'
-    )
+    def audit_while_sending(route) -> None:
+        """The request is held here, so the page is in its sending state: audit it, then
+        answer 503."""
+        held.append(page.is_disabled("#send-answers"))  # sending: the button waits
+        axe(page, f"respond: sending [{tag}]")
+        route.fulfill(
+            status=503, content_type="application/json", body='{"ok": false, "error": "Busy"}'
+        )
+
+    page.route("**/submit/", audit_while_sending)
+    with page.expect_response("**/submit/"):
+        page.click("#send-answers")
+    assert held == [True], "the page sent nothing, more than once, or while answerable"
     page.wait_for_selector("#send-answers:enabled")
     axe(page, f"respond: error, retry [{tag}]")
 

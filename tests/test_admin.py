@@ -165,3 +165,42 @@ def test_it_creates_researcher_accounts_that_can_author(admin_client, client):
     assert client.get(reverse("survey-list")).status_code == 403
     carol.groups.add(group)
     assert client.get(reverse("survey-list")).status_code == 200
+
+
+def test_it_refuses_a_per_question_limit_above_the_per_survey_limit(admin_client):
+    PrivacyPolicy.current()
+    data = {"default_epsilon": "1", "max_question_epsilon": "6", "max_survey_epsilon": "5"}
+    response = admin_client.post(reverse("admin:surveys_privacypolicy_change", args=[1]), data)
+    assert response.status_code == 200
+    assert escape(
+        "The per-question limit cannot be above the per-survey limit (5): no survey could use it."
+    ) in response.content.decode()
+    policy = PrivacyPolicy.current()
+    assert (policy.default_epsilon, policy.max_question_epsilon, policy.max_survey_epsilon) == (
+        1.0, 4.0, 10.0)
+
+
+def test_it_edits_an_open_surveys_translations_inline(admin_client, researcher, make_survey):
+    survey = make_survey(researcher, status="open")
+    url = reverse("admin:surveys_survey_change", args=[survey.pk])
+    html = admin_client.get(url).content.decode()
+    assert 'name="translations-TOTAL_FORMS"' in html and 'name="language"' in html
+    data = {
+        "owner": researcher.pk, "title": "Habits", "introduction": "Please answer.",
+        "language": "en",
+        "questions-TOTAL_FORMS": "2", "questions-INITIAL_FORMS": "2",
+        **{f"questions-{i}-id": q.pk for i, q in enumerate(survey.ordered_questions())},
+        **{f"questions-{i}-survey": survey.pk for i in range(2)},
+        "translations-TOTAL_FORMS": "1", "translations-INITIAL_FORMS": "0",
+        "translations-0-language": "es", "translations-0-texts": '{"title": "Hábitos"}',
+        "shares-TOTAL_FORMS": "0", "shares-INITIAL_FORMS": "0",
+    }
+    response = admin_client.post(url, data)
+    assert response.status_code == 302, response.content.decode()[-3000:]
+    assert survey.translations.get().texts == {"title": "Hábitos"}
+    data |= {"translations-TOTAL_FORMS": "1", "translations-INITIAL_FORMS": "0",
+             "translations-0-language": "en"}
+    response = admin_client.post(url, data)
+    assert response.status_code == 200
+    assert "main language" in response.content.decode()
+    assert survey.translations.count() == 1

@@ -627,7 +627,7 @@ def test_it_advises_on_a_grouping_question_in_the_authoring_panel(
     mechanism = ldp.randomized_response(1.0)
     needed = joint.n_for_margin_within_group(mechanism, mechanism, 0.05, 0.2)
     panel.get_by_text(
-        f"For ±5 points on the share of an answer within a group of 20% of respondents: "
+        f"For ±5 points on the share of an answer within a group of 20.0% of respondents: "
         f"about {needed:,} respondents.", exact=False).wait_for()
     assert "yes/no question at this site's default epsilon (1)" in panel.inner_text()
     page.fill("#group-share", "0")

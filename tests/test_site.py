@@ -35,7 +35,7 @@ def test_it_renders_the_home_page(client):
     assert '<html lang="en">' in html
     assert 'href="#main"' in html and 'id="main"' in html
     assert "Sign in" in html
-    assert "randomized in your own browser" in html
+    assert "randomized in your own browser" not in html  # the promise is on respondents' pages
 
 
 def test_it_serves_bootstrap_from_our_own_static_files(client):

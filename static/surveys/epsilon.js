@@ -3,10 +3,12 @@
 // sentences are in epsilon_core.js.
 
 import {
+  budgetText,
   explainQuery,
   groupingTexts,
   marginHeading,
   marginLines,
+  oddsText,
   percent,
   planText,
 } from "./epsilon_core.js";
@@ -50,26 +52,25 @@ function groupingSection(data) {
 }
 
 function show(data) {
-  const odds = data.odds < 10 ? data.odds.toFixed(2) : Math.round(data.odds).toLocaleString();
   const truth =
     data.encoding === "unary"
       ? `Each choice is a separate box; the box of the true answer is ticked with probability ${percent(data.truth_probability)}, the others are ticked at random.`
       : `We receive the respondent's true answer with probability ${percent(data.truth_probability)}; otherwise a random one.`;
   body.replaceChildren(
     element("p", truth),
-    element("p", `Any answer we receive is at most ${odds} times more likely from someone with one true answer than from someone with another (odds ratio e^ε).`),
+    element("p", `Any answer we receive is at most ${oddsText(data.odds)} times more likely from someone with one true answer than from someone with another (odds ratio e^ε).`),
     element("p", `Method: ${data.mechanism}. ${data.reason}`),
     element("p", marginHeading(data), "mb-1 fw-semibold small"),
     list(marginLines(data)),
     element("p", planText(data), "small mt-2 mb-0"),
   );
   if (data.grouping) body.append(groupingSection(data));
+  if (data.above_limit) body.prepend(element("p", data.above_limit, "text-danger fw-semibold"));
 }
 
 function showBudget(epsilon) {
-  const total = budget.others + (Number.isFinite(epsilon) ? epsilon : 0);
-  const over = total > budget.limit + 1e-9;
-  budgetLine.textContent = `Survey total with this question: ${+total.toFixed(3)} of ${budget.limit} allowed${over ? " — too high: lower this or another question's epsilon." : "."}`;
+  const { text, over } = budgetText(budget, epsilon);
+  budgetLine.textContent = text;
   budgetLine.classList.toggle("text-danger", over);
 }
 

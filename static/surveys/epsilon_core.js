@@ -1,21 +1,28 @@
 // The authoring panel's pure parts (see epsilon.js for the DOM glue): the sentences that put
 // the server's planner numbers (the JSON of `epsilon_explain`) into words.
 
-export const percent = (x) => `${(100 * x).toFixed(x >= 0.995 || x < 0.1 ? 1 : 0)}%`;
+// The site's number formats, as surveys/templatetags/numbers.py writes them on the pages.
+// A share in [0, 1] with one decimal: "12.3%".
+export const percent = (x) => `${(100 * x).toFixed(1)}%`;
+
+// A count with thousands separators, whatever the browser's language: "1,234".
+export const count = (n) => n.toLocaleString("en-US");
+
+// An epsilon with the digits it has (up to 6 significant ones), never in scientific notation
+// nor with floating-point noise: "0.0001", "1", "0.5", "2.25", and 0.1 + 0.2 is "0.3".
+export const epsilonText = (epsilon) =>
+  Number(epsilon).toLocaleString("en-US", { maximumSignificantDigits: 6, useGrouping: false });
 
 // Beyond ±100 points a margin only says that the reports tell next to nothing.
 export const points = (m) => (m >= 1 ? "more than ±100 points" : `±${(100 * m).toFixed(1)} points`);
-
-// An epsilon as people write it: 2, 0.5, 1.25 (no floating-point noise such as 0.30000000000000004).
-export const epsilonText = (epsilon) => String(+Number(epsilon).toPrecision(6));
 
 export const targetText = (data) => `±${Math.round(100 * data.target_margin)} points`;
 
 // Respondents needed, or why there is no such number (null: beyond the planner's limit).
 export function respondents(n, limit) {
   return n === null
-    ? `more than ${limit.toLocaleString()} respondents, out of reach: raise epsilon or accept a wider margin`
-    : `about ${n.toLocaleString()} respondents`;
+    ? `more than ${count(limit)} respondents, out of reach: raise epsilon or accept a wider margin`
+    : `about ${count(n)} respondents`;
 }
 
 // The margins of error list for this question: one line per planned number of respondents.
@@ -23,7 +30,7 @@ export function marginLines(data) {
   const atShare = data.share !== null;
   return data.margins.map(({ n, margin, margin_at_share }) => {
     const text = atShare ? `${points(margin_at_share)} (worst case ${points(margin)})` : points(margin);
-    return `${n.toLocaleString()} respondents: ${text}`;
+    return `${count(n)} respondents: ${text}`;
   });
 }
 
@@ -71,7 +78,7 @@ export function groupingTexts(data) {
     hint: g.hint,
     heading: `Expected margin of error (95%) for the share of an answer within ${group}:`,
     margins: g.margins.map(({ n, margin }) =>
-      `${n.toLocaleString()} respondents: ${margin === null ? "out of reach" : points(margin)}`),
+      `${count(n)} respondents: ${margin === null ? "out of reach" : points(margin)}`),
     plan: `For ${target} on the share of an answer within ${group}: ${needed(g.n_for_5_points)}.${atSuggestion}`,
     assumption,
   };
@@ -84,3 +91,17 @@ export function explainQuery({ epsilon, kind, choices, override, share, grouping
   if (grouping) Object.assign(query, { grouping: "1", group_share: groupShare ?? "" });
   return new URLSearchParams(query);
 }
+
+// The survey's total epsilon with this question's (`budget`: the others' sum and the site's
+// limit per survey, from the page), and whether it is above that limit.
+export function budgetText(budget, epsilon) {
+  const total = budget.others + (Number.isFinite(epsilon) ? epsilon : 0);
+  const over = total > budget.limit + 1e-9;
+  const text = over
+    ? `Survey total with this question: ${epsilonText(total)}, above this site's limit of ${epsilonText(budget.limit)} per survey: the question cannot be saved with this value. Lower this or another question's epsilon.`
+    : `Survey total with this question: ${epsilonText(total)} of ${epsilonText(budget.limit)} allowed.`;
+  return { text, over };
+}
+
+// The odds ratio e^ε, as the panel writes it: "2.72", "55", "1,097".
+export const oddsText = (odds) => (odds < 10 ? odds.toFixed(2) : count(Math.round(odds)));

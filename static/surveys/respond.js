@@ -7,6 +7,7 @@
 // just before the first attempt; from then on those reports are final. Every attempt sends
 // exactly the same body, and nothing ever draws again for this survey in this browser.
 
+import { gettext, loadCatalog } from "./i18n.js";
 import { randomize } from "./ldp.js";
 import {
   describeReport,
@@ -15,7 +16,9 @@ import {
   forgetTrueAnswers,
   loadRecord,
   memoryStorage,
+  missingText,
   newIdempotencyKey,
+  pageAfterSending,
   progressText,
   requestBody,
   saveRecord,
@@ -25,6 +28,8 @@ import {
 // The page's data; none on respond_unavailable.html, where this script only cleans up.
 const dataElement = document.getElementById("respond-data");
 const data = dataElement ? JSON.parse(dataElement.textContent) : null;
+// The page's language for messages written from here; awaited before answering starts.
+const catalogLoaded = loadCatalog(data?.catalogUrl);
 // A preview sends nothing, so it neither reads nor writes this browser's storage.
 const storage = data?.preview ? memoryStorage() : browserStorage();
 let { record, earlierDraws } = data
@@ -158,8 +163,7 @@ function drawOnce() {
   const missing = unanswered(data.questions, given);
   const status = document.getElementById("respond-status");
   if (missing.length) {
-    const names = missing.map((question) => `“${question.text}”`).join(", ");
-    tell(status, `Please answer every question before sending. Still to answer: ${names}.`, "warning", true);
+    tell(status, missingText(missing), "warning", true);
     for (const question of missing) {
       markMissing(document.getElementById(`question-${question.id}`), true);
     }
@@ -182,7 +186,7 @@ async function send(button, status) {
   if (!record?.reports && !drawOnce()) return;
   sending = true;
   button.disabled = true;
-  tell(status, "Sending your randomized answers…", "info");
+  tell(status, gettext("Sending your randomized answers…"), "info");
   let response = null;
   let result = null;
   try {
@@ -201,7 +205,8 @@ async function send(button, status) {
     record.confirmed = true;
     save();
     clearAnswers();
-    window.location.assign(data.thanksUrl);
+    // Only now that the server stored the answers: a panel's completion link, or thanks.
+    window.location.assign(pageAfterSending(data.completionUrl, data.thanksUrl));
     return;
   }
   tell(status, failureMessage(response?.status ?? 0, result?.error), "danger");
@@ -248,6 +253,7 @@ function render() {
   document.getElementById("send-answers").disabled = false;
 }
 
+await catalogLoaded;
 if (data && document.getElementById("send-answers")) setUpAnswering();
 const sent = document.getElementById("sent");
 if (data && sent) {

@@ -9,6 +9,8 @@
 // and whether the server confirmed receiving them. Once drawn, a survey's reports are final:
 // the page sends those or nothing, so no question ever gets a second report from this browser.
 
+import { gettext, interpolate } from "./i18n.js";
+
 // 64 symbols, so a random byte's low 6 bits pick one uniformly (256 = 4 x 64: no bias).
 const KEY_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 const KEY_LENGTH = 24; // 144 random bits
@@ -159,16 +161,45 @@ export function requestBody(key, invitation, reports) {
   return { idempotency_key: key, invitation: invitation ?? null, reports };
 }
 
+/**
+ * Where the page goes once the server confirmed it stored the answers: the survey's
+ * completion link (a recruitment panel's) if it is an http(s) URL, else the thank-you page.
+ * The link is followed exactly as the researcher gave it: nothing of the answers is added.
+ */
+export function pageAfterSending(completionUrl, thanksUrl) {
+  if (typeof completionUrl !== "string" || !completionUrl) return thanksUrl;
+  try {
+    const { protocol } = new URL(completionUrl);
+    return protocol === "https:" || protocol === "http:" ? completionUrl : thanksUrl;
+  } catch {
+    return thanksUrl; // not an absolute URL
+  }
+}
+
 /** A report in words, with the question's labels: "Yes", "Often", "boxes ticked: A, C". */
 export function describeReport(question, report) {
-  if (!isValidReport(question, report)) return "(not recorded)";
-  if (question.encoding !== "unary") return question.labels[report] ?? `answer ${report + 1}`;
+  if (!isValidReport(question, report)) return gettext("(not recorded)");
+  if (question.encoding !== "unary") {
+    return question.labels[report] ?? interpolate(gettext("answer %(number)s"), { number: report + 1 });
+  }
   const ticked = question.labels.filter((_, index) => report[index] === 1);
-  return ticked.length ? `boxes ticked: ${ticked.join(", ")}` : "no box ticked";
+  if (!ticked.length) return gettext("no box ticked");
+  return interpolate(gettext("boxes ticked: %(labels)s"), { labels: ticked.join(", ") });
 }
 
 export function progressText(answered, total) {
-  return `${answered} of ${total} answered`;
+  return interpolate(gettext("%(answered)s of %(total)s answered"), { answered, total });
+}
+
+/** The warning when questions are unanswered, naming them. */
+export function missingText(questions) {
+  const names = questions
+    .map((question) => interpolate(gettext("“%(question)s”"), { question: question.text }))
+    .join(", ");
+  return interpolate(
+    gettext("Please answer every question before sending. Still to answer: %(questions)s."),
+    { questions: names },
+  );
 }
 
 /**
@@ -178,11 +209,14 @@ export function progressText(answered, total) {
  */
 export function failureMessage(status, error) {
   if (status === 0) {
-    return "We could not reach the server. Check your connection, then press the button again: it sends exactly the same randomized answers.";
+    return gettext("We could not reach the server. Check your connection, then press the button again: it sends exactly the same randomized answers.");
   }
   if (status >= 500) {
-    return `Something went wrong on our side (error ${status}). Please try again in a moment: the button sends exactly the same randomized answers.`;
+    return interpolate(
+      gettext("Something went wrong on our side (error %(status)s). Please try again in a moment: the button sends exactly the same randomized answers."),
+      { status },
+    );
   }
   if (typeof error === "string" && error) return error;
-  return "Our server refused these answers. Please reload this page and try again.";
+  return gettext("Our server refused these answers. Please reload this page and try again.");
 }

@@ -7,9 +7,10 @@ bar for the estimate, the 95% interval's whisker and, for the simulated demo, th
 The filters write proportions as the page shows them: ``{{ 0.1234|percent }}`` is "12.3%",
 ``{{ low|percent_range:high }}`` "10.0%–14.6%", ``{{ 0.043|points }}`` "4.3" (percentage
 points, for differences such as margins of error) and ``{{ 0.043|margin }}`` "±4.3 percentage
-points"; ``{{ 1799000|thousands }}`` is "1,799,000". ``{{ question|shows_truth }}`` tells
-whether a question's results carry true shares (the demo's), ``{{ question|small_sample_answers }}``
-names its answers whose figures rest on too little information yet.
+points"; ``percent`` and ``thousands`` are the site's (``surveys.templatetags.numbers``).
+``{{ question|shows_truth }}`` tells whether a question's results carry true shares (the
+demo's), ``{{ question|small_sample_answers }}`` names its answers whose figures rest on too
+little information yet.
 """
 
 from __future__ import annotations
@@ -19,9 +20,13 @@ from typing import Any
 from django import template
 
 from surveys.results import shows_truth
+from surveys.templatetags.numbers import UNKNOWN, percent, thousands
 
 register = template.Library()
 register.filter("shows_truth", shows_truth)
+# The site's number formats (surveys/templatetags/numbers.py), for the templates loading charts.
+register.filter("percent", percent)
+register.filter("thousands", thousands)
 
 # Chart geometry, in SVG user units: the viewBox is CHART_WIDTH wide and the SVG scales to
 # its container, so on a 360-pixel phone a 14-unit font still renders at about 13 pixels.
@@ -29,16 +34,6 @@ CHART_WIDTH = 360
 PLOT_LEFT, PLOT_RIGHT = 16, 288
 ROW_HEIGHT, BAR_HEIGHT, HEADER_HEIGHT, AXIS_HEIGHT = 50, 18, 22, 50
 LABEL_CHARACTERS = 40
-
-
-UNKNOWN = "—"
-"""What a filter writes for a figure that cannot be estimated (None), such as a share within
-a group that the data say is empty."""
-
-
-@register.filter
-def percent(proportion: float | None) -> str:
-    return UNKNOWN if proportion is None else f"{100 * proportion:.1f}%"
 
 
 @register.filter
@@ -70,7 +65,7 @@ def points_range(low: float | None, high: float | None) -> str:
 @register.filter
 def whole(number: float | None) -> str:
     """An estimated number of people, rounded: "1,234"."""
-    return UNKNOWN if number is None else f"{round(number):,}"
+    return UNKNOWN if number is None else thousands(round(number))
 
 
 @register.filter
@@ -80,11 +75,6 @@ def margin(proportion: float) -> str:
     if proportion >= 1:
         return "more than ±100 percentage points"
     return f"±{points(proportion)} percentage points"
-
-
-@register.filter
-def thousands(number: int) -> str:
-    return f"{number:,}"
 
 
 NAMED_ANSWERS = 3

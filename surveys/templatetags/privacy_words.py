@@ -12,6 +12,9 @@ from __future__ import annotations
 import math
 
 from django import template
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from surveys import ldp
 
@@ -22,23 +25,31 @@ def percent(x: float) -> str:
     """A probability as a rounded percentage that never claims certainty: "73%", and
     "over 99%" / "under 1%" near the ends."""
     if x > 0.99:
-        return "over 99%"
+        return _("over 99%")
     if x < 0.01:
-        return "under 1%"
-    return f"{round(100 * x)}%"
+        return _("under 1%")
+    return percent_number(round(100 * x))
+
+
+def percent_number(number: int) -> str:
+    """A whole number of percent in the active language: "58%" ("58 %" in French)."""
+    return _("%(number)s%%") % {"number": number}
 
 
 def times(ratio: float) -> str:
     """A likelihood ratio (> 1) with just enough digits to differ from 1: "3", "2.7",
-    "1.05", "55", "1,097"."""
+    "1.05", "55", "1,097" (in the active language's number format: "1.097" in German)."""
     if ratio >= 10:
-        return f"{ratio:,.0f}"
+        return number_format(round(ratio), force_grouping=True)
     digits = max(1, -math.floor(math.log10(ratio - 1)))
-    return f"{ratio:.{digits}f}".rstrip("0").rstrip(".")
+    shown = f"{ratio:.{digits}f}".rstrip("0").rstrip(".")
+    return number_format(float(shown), decimal_pos=len(shown.partition(".")[2]))
 
 
 def _likely(ratio: float) -> str:
-    return f"{'only ' if ratio < 10 else ''}{times(ratio)} times more likely"
+    if ratio < 10:
+        return _("only %(ratio)s times more likely") % {"ratio": times(ratio)}
+    return _("%(ratio)s times more likely") % {"ratio": times(ratio)}
 
 
 @register.filter
@@ -49,42 +60,47 @@ def describe_protection(mechanism: ldp.Mechanism) -> str:
     p, q, k = mechanism.p, mechanism.q, mechanism.k
     if mechanism.encoding == "bit":
         if math.isclose(p, q):
-            chance = (
-                f"We receive your true answer in {percent(p)} of cases; in the others, we "
-                "receive the opposite."
-            )
+            chance = _(
+                "We receive your true answer in %(p)s of cases; in the others, we receive the "
+                "opposite."
+            ) % {"p": percent(p)}
         else:
-            chance = (
-                f"If your true answer is yes, we receive “yes” in {percent(p)} of cases; if it "
-                f"is no, we receive “no” in {percent(q)} of cases. In the other cases we "
-                "receive the opposite."
-            )
+            chance = _(
+                "If your true answer is yes, we receive “yes” in %(p)s of cases; if it is no, "
+                "we receive “no” in %(q)s of cases. In the other cases we receive the opposite."
+            ) % {"p": percent(p), "q": percent(q)}
         yes, no = p / (1 - q), q / (1 - p)
-        odds = (
-            f"A “yes” we receive is {_likely(yes)} to come from someone whose true answer "
-            "is yes than from someone whose true answer is no"
-        )
         if math.isclose(yes, no):
-            return f"{chance} {odds}, and the same goes for a “no”."
-        return (
-            f"{chance} {odds}; a “no” we receive is {_likely(no)} to come from someone "
-            "whose true answer is no."
-        )
+            odds = _(
+                "A “yes” we receive is %(likely)s to come from someone whose true answer is "
+                "yes than from someone whose true answer is no, and the same goes for a “no”."
+            ) % {"likely": _likely(yes)}
+        else:
+            odds = _(
+                "A “yes” we receive is %(yes)s to come from someone whose true answer is yes "
+                "than from someone whose true answer is no; a “no” we receive is %(no)s to "
+                "come from someone whose true answer is no than from someone whose true answer "
+                "is yes."
+            ) % {"yes": _likely(yes), "no": _likely(no)}
+        return f"{chance} {odds}"
     if mechanism.encoding == "index":
-        return (
-            f"We receive your true answer in {percent(p)} of cases; in the others, one of "
-            f"the other {k - 1} answers, picked at random. Whatever answer we receive is "
-            f"{_likely(p / q)} to come from someone who really chose it than from someone "
-            "who chose any one of the others."
-        )
-    return (
-        f"Your answer is sent as a row of {k} boxes, one per choice, with only your choice "
+        return ngettext(
+            "We receive your true answer in %(p)s of cases; in the others, the other answer. "
+            "Whatever answer we receive is %(likely)s to come from someone who really chose it "
+            "than from someone who chose the other.",
+            "We receive your true answer in %(p)s of cases; in the others, one of the other "
+            "%(others)s answers, picked at random. Whatever answer we receive is %(likely)s to "
+            "come from someone who really chose it than from someone who chose any one of the "
+            "others.",
+            k - 1,
+        ) % {"p": percent(p), "others": k - 1, "likely": _likely(p / q)}
+    return _(
+        "Your answer is sent as a row of %(k)s boxes, one per choice, with only your choice "
         "ticked. Before anything is sent, your browser redraws every box at random: the box "
-        f"of your choice stays ticked in {percent(p)} of cases, and each other box gets "
-        f"ticked in {percent(q)} of cases. So what we receive may have several boxes "
-        f"ticked, or none, and it is {_likely(_odds_limit(mechanism))} to come from one "
-        "answer than from any other."
-    )
+        "of your choice stays ticked in %(p)s of cases, and each other box gets ticked in "
+        "%(q)s of cases. So what we receive may have several boxes ticked, or none, and it is "
+        "%(likely)s to come from one answer than from any other."
+    ) % {"k": k, "p": percent(p), "q": percent(q), "likely": _likely(_odds_limit(mechanism))}
 
 
 def describe_survey_protection(mechanisms: list[ldp.Mechanism]) -> str:
@@ -100,19 +116,21 @@ def describe_survey_protection(mechanisms: list[ldp.Mechanism]) -> str:
         for chance in ((m.p, m.q) if m.encoding == "bit" else (m.p,))
     ]
     worst = max(_odds_limit(m) for m in mechanisms)
-    odds = (
-        f"Whatever we receive is at most {times(worst)} times more likely to come from "
-        "someone with one true answer than from someone with another."
-    )
+    odds = _(
+        "Whatever we receive is at most %(ratio)s times more likely to come from someone with "
+        "one true answer than from someone with another."
+    ) % {"ratio": times(worst)}
     if not chances:
         return odds
     low, high = min(chances), max(chances)
     if percent(low) == percent(high):
-        return f"We receive your true answer in {percent(low)} of cases. {odds}"
-    return (
-        f"Depending on the question, we receive your true answer in {percent(low)} to "
-        f"{percent(high)} of cases. {odds}"
-    )
+        chance = _("We receive your true answer in %(p)s of cases.") % {"p": percent(low)}
+    else:
+        chance = _(
+            "Depending on the question, we receive your true answer in %(low)s to %(high)s of "
+            "cases."
+        ) % {"low": percent(low), "high": percent(high)}
+    return f"{chance} {odds}"
 
 
 def _odds_limit(mechanism: ldp.Mechanism) -> float:

@@ -10,9 +10,11 @@ from django.core.paginator import Paginator
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from surveys import joint, ldp
+from surveys import joint, ldp, revisions, schedule
 from surveys.forms import ConfirmDeleteForm, QuestionForm, SurveyForm
 from surveys.models import (
     FROZEN_MESSAGE,
@@ -25,7 +27,9 @@ from surveys.models import (
     validate_epsilon_value,
 )
 from surveys.results import TARGET_MARGIN, respondents_needed
-from surveys.views.access import get_own_survey, researcher_required
+from surveys.templatetags.numbers import epsilon as epsilon_text
+from surveys.views.access import get_survey, researcher_required, surveys_for
+from surveys.views.distribution import survey_link
 from surveys.views.respond import respond_context
 
 PLANNING_SIZES = (200, 1000, 5000)
@@ -33,7 +37,9 @@ PLANNING_SIZES = (200, 1000, 5000)
 
 def _get_question(request: HttpRequest, pk: int) -> Question:
     return get_object_or_404(
-        Question.objects.select_related("survey"), pk=pk, survey__owner=request.user
+        Question.objects.select_related("survey"),
+        pk=pk,
+        survey__in=surveys_for(request.user, "edit").values("pk"),
     )
 
 
@@ -48,10 +54,12 @@ def _frozen(request: HttpRequest, survey: Survey) -> HttpResponse:
 @researcher_required
 def survey_list(request: HttpRequest) -> HttpResponse:
     surveys = (
-        Survey.objects.filter(owner=request.user)
+        surveys_for(request.user, "view")  # their own, and those shared with them
+        .select_related("owner")
         .annotate(epsilon_total=TOTAL_EPSILON)
         .order_by("-created_at", "-pk")
     )
+    schedule.close_due(surveys_for(request.user, "view"))  # statuses shown are current
     page = Paginator(surveys, 20).get_page(request.GET.get("page"))
     return render(request, "surveys/survey_list.html", {"page": page})
 
@@ -62,7 +70,7 @@ def survey_create(request: HttpRequest) -> HttpResponse:
     form = SurveyForm(request.POST or None, instance=Survey(owner=request.user))
     if request.method == "POST" and form.is_valid():
         survey = form.save()
-        messages.success(request, "Survey created. Now add its questions.")
+        messages.success(request, _("Survey created. Now add its questions."))
         return redirect(survey)
     return render(request, "surveys/survey_form.html", {"form": form})
 
@@ -70,16 +78,20 @@ def survey_create(request: HttpRequest) -> HttpResponse:
 @require_safe
 @researcher_required
 def survey_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    survey = get_own_survey(request, pk)
+    survey = get_survey(request, pk, "view")
+    schedule.close_if_due(survey)  # its closing time or response target may have come
     policy = PrivacyPolicy.current()
     questions = list(survey.ordered_questions())
     context = {
+        "schedule": schedule.summary(survey),
         "survey": survey,
         "questions": questions,
         "policy": policy,
         "total_epsilon": total_epsilon(questions),
         "problems": survey.readiness_problems() if survey.is_draft else [],
-        "public_url": request.build_absolute_uri(survey.get_public_url()),
+        "public_url": survey_link(request, survey),
+        # The link works for anyone: offer to copy it and its QR code.
+        "distribute": survey.is_open and not survey.invitation_only,
     }
     return render(request, "surveys/survey_detail.html", context)
 
@@ -87,11 +99,15 @@ def survey_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 @researcher_required
 def survey_edit(request: HttpRequest, pk: int) -> HttpResponse:
-    survey = get_own_survey(request, pk)
+    survey = get_survey(request, pk, "edit")
+    # Schedule, target and distribution stay editable once open (they are no mechanism
+    # settings); the form checks them against the survey's current status.
+    schedule.close_if_due(survey)
     form = SurveyForm(request.POST or None, instance=survey)
     if request.method == "POST" and form.is_valid():
-        form.save()
-        messages.success(request, "Survey saved.")
+        with revisions.recording(survey, request.user):  # the title or introduction may change
+            form.save()
+        messages.success(request, _("Survey saved."))
         return redirect(survey)
     return render(request, "surveys/survey_form.html", {"form": form, "survey": survey})
 
@@ -99,12 +115,12 @@ def survey_edit(request: HttpRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 @researcher_required
 def survey_delete(request: HttpRequest, pk: int) -> HttpResponse:
-    survey = get_own_survey(request, pk)
+    survey = get_survey(request, pk, "own")
     needs_confirmation = survey.response_count > 0
     form = ConfirmDeleteForm(request.POST or None) if needs_confirmation else None
     if request.method == "POST" and (form is None or form.is_valid()):
         survey.delete()
-        messages.success(request, f"“{survey.title}” was deleted.")
+        messages.success(request, _("“%(title)s” was deleted.") % {"title": survey.title})
         return redirect("survey-list")
     return render(request, "surveys/survey_delete.html", {"survey": survey, "form": form})
 
@@ -112,14 +128,15 @@ def survey_delete(request: HttpRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 @researcher_required
 def survey_open(request: HttpRequest, pk: int) -> HttpResponse:
-    survey = get_own_survey(request, pk)
+    survey = get_survey(request, pk, "edit")
     if survey.is_open:
-        messages.info(request, "This survey is already open.")
+        messages.info(request, _("This survey is already open."))
         return redirect(survey)
     problems = survey.readiness_problems() if survey.is_draft else []
+    problems += schedule.opening_problems(survey)  # it would close again at once
     if request.method == "POST" and not problems:
         survey.open()
-        messages.success(request, "The survey is open. Share its link with respondents.")
+        messages.success(request, _("The survey is open. Share its link with respondents."))
         return redirect(survey)
     return render(request, "surveys/survey_open.html", {"survey": survey, "problems": problems})
 
@@ -127,13 +144,13 @@ def survey_open(request: HttpRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 @researcher_required
 def survey_close(request: HttpRequest, pk: int) -> HttpResponse:
-    survey = get_own_survey(request, pk)
+    survey = get_survey(request, pk, "edit")
     if not survey.is_open:
-        messages.info(request, "Only an open survey can be closed.")
+        messages.info(request, _("Only an open survey can be closed."))
         return redirect(survey)
     if request.method == "POST":
         survey.close()
-        messages.success(request, "The survey is closed: it accepts no more answers.")
+        messages.success(request, _("The survey is closed: it accepts no more answers."))
         return redirect(survey)
     return render(request, "surveys/survey_close.html", {"survey": survey})
 
@@ -141,15 +158,20 @@ def survey_close(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @researcher_required
 def survey_duplicate(request: HttpRequest, pk: int) -> HttpResponse:
-    copy = get_own_survey(request, pk).duplicate()
-    messages.success(request, "This is a new draft copy: you can change anything in it.")
+    survey = get_survey(request, pk, "edit")
+    with transaction.atomic():
+        copy = survey.duplicate()
+        if copy.owner_id != request.user.pk:  # an editor's copy is the editor's own
+            copy.owner = request.user
+            copy.save(update_fields=["owner"])
+    messages.success(request, _("This is a new draft copy: you can change anything in it."))
     return redirect(copy)
 
 
 @require_safe
 @researcher_required
 def survey_preview(request: HttpRequest, pk: int) -> HttpResponse:
-    survey = get_own_survey(request, pk)
+    survey = get_survey(request, pk, "view")
     return render(request, "surveys/respond.html", respond_context(request, survey, preview=True))
 
 
@@ -161,7 +183,7 @@ def _question_page(
     if request.method == "POST" and form.is_valid():
         with transaction.atomic():
             form.save()
-        messages.success(request, "Question saved.")
+        messages.success(request, _("Question saved."))
         return redirect(survey)
     others = total_epsilon(survey.questions.exclude(pk=question.pk))
     budget = {"others": others, "limit": policy.max_survey_epsilon}
@@ -172,11 +194,12 @@ def _question_page(
 @require_http_methods(["GET", "HEAD", "POST"])
 @researcher_required
 def question_create(request: HttpRequest, pk: int) -> HttpResponse:
-    survey = get_own_survey(request, pk)
+    survey = get_survey(request, pk, "edit")
     if survey.is_frozen:
         return _frozen(request, survey)
     order = (survey.questions.order_by("-order").values_list("order", flat=True).first() or 0) + 1
-    return _question_page(request, survey, Question(survey=survey, order=order), "Add a question")
+    question = Question(survey=survey, order=order)
+    return _question_page(request, survey, question, _("Add a question"))
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -185,7 +208,7 @@ def question_edit(request: HttpRequest, pk: int) -> HttpResponse:
     question = _get_question(request, pk)
     if question.survey.is_frozen:
         return _frozen(request, question.survey)
-    return _question_page(request, question.survey, question, "Edit question")
+    return _question_page(request, question.survey, question, _("Edit question"))
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -197,7 +220,7 @@ def question_delete(request: HttpRequest, pk: int) -> HttpResponse:
         return _frozen(request, survey)
     if request.method == "POST":
         question.delete()
-        messages.success(request, "Question deleted.")
+        messages.success(request, _("Question deleted."))
         return redirect(survey)
     return render(request, "surveys/question_delete.html", {"question": question})
 
@@ -238,9 +261,9 @@ def _explain(
     breakdowns") it is ``_grouping``'s advice and planner within a group."""
     mechanism = build_mechanism(kind, epsilon, k, override)
     if kind == Question.Kind.YES_NO:
-        reason = "Yes/no questions use randomized response, the most accurate method for them."
+        reason = _("Yes/no questions use randomized response, the most accurate method for them.")
     elif override:
-        reason = "You chose this method."
+        reason = _("You chose this method.")
     else:
         reason = ldp.choice_reason(epsilon, k)
     at_share = share is not None
@@ -278,19 +301,21 @@ def suggested_grouping_epsilon(policy: PrivacyPolicy) -> float:
 
 def _grouping_advice(policy: PrivacyPolicy, suggested: float) -> str:
     if suggested < 2 * policy.default_epsilon:
-        why = "this site's largest epsilon for one question"
+        why = _("this site's largest epsilon for one question")
     else:
-        why = f"twice this site's default of {policy.default_epsilon:g}"
-    return (
+        why = _("twice this site's default of %(default)s") % {
+            "default": epsilon_text(policy.default_epsilon)
+        }
+    return _(
         "A grouping question (faculty, year of study, age band) sorts respondents into groups "
         "so that other questions can be broken down by it. Its answers are usually less "
         "sensitive than the questions it splits, and every group's figures rest on it: the "
         "random noise that protects respondents puts some of them in the wrong group, which "
         "widens the margin of error of every breakdown. A larger epsilon here (less noise) "
         "buys sharper breakdowns at a modest privacy cost. "
-        f"We suggest {suggested:g} ({why}). "
+        "We suggest %(suggested)s (%(why)s). "
         "It still adds to the survey's total epsilon like any other question."
-    )
+    ) % {"suggested": epsilon_text(suggested), "why": why}
 
 
 def _within_group_needed(
@@ -338,9 +363,11 @@ def _grouping(
     suggested = suggested_grouping_epsilon(policy)
     below = epsilon < suggested * (1 - 1e-9)
     hint = (
-        f"This epsilon ({epsilon:g}) is below the {suggested:g} we suggest for a grouping "
-        "question, so its breakdowns will be less sharp. That is allowed: keep it if the "
-        "answers are sensitive."
+        _(
+            "This epsilon (%(epsilon)s) is below the %(suggested)s we suggest for a grouping "
+            "question, so its breakdowns will be less sharp. That is allowed: keep it if the "
+            "answers are sensitive."
+        ) % {"epsilon": epsilon_text(epsilon), "suggested": epsilon_text(suggested)}
         if below
         else None
     )
@@ -395,6 +422,17 @@ def _group_share(percent: str) -> float | None:
     return share
 
 
+def above_question_limit(epsilon: float, policy: PrivacyPolicy) -> str | None:
+    """Why a question cannot be saved with ``epsilon`` under the site's per-question limit;
+    None within it (or for NaN, which validation refuses anyway)."""
+    if not epsilon > policy.max_question_epsilon + 1e-9:
+        return None
+    return gettext(
+        "Above this site's limit of %(limit)s per question: the question cannot be saved "
+        "with this value."
+    ) % {"limit": epsilon_text(policy.max_question_epsilon)}
+
+
 def _refuse(message: str) -> JsonResponse:
     return JsonResponse({"error": message}, status=400)
 
@@ -407,26 +445,33 @@ def epsilon_explain(request: HttpRequest) -> JsonResponse:
     of the answer the researcher cares about, in percent (blank: the worst case only);
     ``grouping=1`` for a question used for breakdowns, with ``group_share``: the expected size
     of a group, in percent of all respondents (blank: no planner within a group). Bad input
-    gets status 400 with a message in ``error``, never a server error."""
+    gets status 400 with a message in ``error``, never a server error. ``above_limit`` says
+    why a value above the site's per-question limit cannot be saved (None within it)."""
     try:
         epsilon = float(request.GET.get("epsilon", ""))
         k = int(request.GET.get("k") or 2)
     except ValueError:
-        return _refuse("Enter a number, for example 1 or 0.5.")
+        return _refuse(_("Enter a number, for example 1 or 0.5."))
+    policy = PrivacyPolicy.current()
+    above_limit = above_question_limit(epsilon, policy)
     try:
         validate_epsilon_value(epsilon)
     except ValidationError as error:
-        return _refuse(error.messages[0])
+        return _refuse(above_limit or error.messages[0])
     kind = request.GET.get("kind", Question.Kind.YES_NO)
     override = request.GET.get("override", "")
     if kind not in Question.Kind.values or override not in Question.Override.values:
-        return _refuse("Unknown answer type or method.")
+        return _refuse(_("Unknown answer type or method."))
     if not 2 <= k <= ldp.MAX_CATEGORIES:
-        return _refuse(f"A question needs between 2 and {ldp.MAX_CATEGORIES} choices.")
+        return _refuse(
+            _("A question needs between 2 and %(max)d choices.") % {"max": ldp.MAX_CATEGORIES}
+        )
     try:
         share = _expected_share(request.GET.get("share", ""))
     except ValueError:
-        return _refuse("The expected share must be a percentage from 0 to 100, for example 5.")
+        return _refuse(
+            _("The expected share must be a percentage from 0 to 100, for example 5.")
+        )
     is_grouping = request.GET.get("grouping", "")
     if is_grouping not in {"", "0", "1"}:
         return _refuse("grouping must be 1 (a question used for breakdowns) or 0.")
@@ -436,14 +481,16 @@ def epsilon_explain(request: HttpRequest) -> JsonResponse:
         )
     except ValueError:
         return _refuse(
-            "The expected group size must be a percentage above 0 and at most 100, for example 20."
+            _("The expected group size must be a percentage above 0 and at most 100, for example "
+              "20.")
         )
     try:
         grouping = (
-            _grouping(epsilon, kind, k, override, group_share, PrivacyPolicy.current())
+            _grouping(epsilon, kind, k, override, group_share, policy)
             if is_grouping == "1"
             else None
         )
-        return JsonResponse(_explain(epsilon, kind, k, override, share, grouping))
+        explanation = _explain(epsilon, kind, k, override, share, grouping)
     except ValueError as error:  # the core's own refusals, should they ever be stricter
         return _refuse(str(error))
+    return JsonResponse({**explanation, "above_limit": above_limit})

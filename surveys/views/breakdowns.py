@@ -1,8 +1,8 @@
 """A question broken down by another: the page, its JSON and its CSV.
 
-Same access rule as the dashboard (the owner, and staff who may view surveys). A breakdown by
-the question itself, by a question of another survey, or of a draft survey is refused with
-status 400 and a message, and computes nothing.
+Same access rule as the dashboard (whoever may view the survey, and staff who may view
+surveys). A breakdown by the question itself, by a question of another survey, or of a draft
+survey is refused with status 400 and a message, and computes nothing.
 """
 
 from __future__ import annotations
@@ -12,16 +12,19 @@ from typing import Any
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_safe
 
 from surveys import breakdowns
 from surveys.forms import BreakdownForm
 from surveys.models import Question, Survey
 from surveys.results import CACHE_SECONDS
-from surveys.views.access import get_own_survey
+from surveys.views.access import get_survey
 from surveys.views.results import csv_response
 
-DRAFT = "This survey is still a draft: breakdowns appear once it is open and has responses."
+DRAFT = gettext_lazy(
+    "This survey is still a draft: breakdowns appear once it is open and has responses."
+)
 
 
 class Refused(Exception):
@@ -33,7 +36,7 @@ class Refused(Exception):
 def _query(
     request: HttpRequest, pk: int, question_pk: int
 ) -> tuple[Survey, Question, BreakdownForm]:
-    survey = get_own_survey(request, pk, staff_may_view=True)
+    survey = get_survey(request, pk, "view", staff_may_view=True)
     questions = list(survey.questions.order_by("order", "pk"))  # one query: views are cheap
     question = next((q for q in questions if q.pk == question_pk), None)
     if question is None:
@@ -43,7 +46,7 @@ def _query(
 
 def _results(survey: Survey, question: Question, form: BreakdownForm) -> dict[str, Any]:
     if survey.is_draft:
-        raise Refused(DRAFT)
+        raise Refused(str(DRAFT))
     if not form.is_valid():
         raise Refused(" ".join(message for errors in form.errors.values() for message in errors))
     data = form.cleaned_data

@@ -9,25 +9,34 @@ from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_safe
 
 from surveys.forms import InvitationForm
 from surveys.models import Invitation
-from surveys.views.access import get_own_survey, researcher_required
+from surveys.views.access import get_survey, researcher_required
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @researcher_required
 def invitation_list(request: HttpRequest, pk: int) -> HttpResponse:
-    survey = get_own_survey(request, pk)
+    survey = get_survey(request, pk, "edit")
     form = InvitationForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         count = form.cleaned_data["count"]
         Invitation.objects.bulk_create(
             [Invitation(survey=survey) for _ in range(count)], batch_size=1000
         )
-        messages.success(request, f"{count} new invitation link{'s' * (count != 1)} created.")
+        messages.success(
+            request,
+            ngettext(
+                "%(count)d new invitation link created.",
+                "%(count)d new invitation links created.",
+                count,
+            )
+            % {"count": count},
+        )
         return redirect("invitation-list", pk=survey.pk)
     counts = survey.invitations.aggregate(total=Count("pk"), used=Count("pk", filter=Q(used=True)))
     context = {
@@ -45,7 +54,7 @@ def invitation_list(request: HttpRequest, pk: int) -> HttpResponse:
 def invitation_csv(request: HttpRequest, pk: int) -> HttpResponse:
     """The full links of the survey's unused invitations, one per row (they are secrets, so
     the response must not be cached)."""
-    survey = get_own_survey(request, pk)
+    survey = get_survey(request, pk, "edit")
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="survey-{survey.pk}-invitations.csv"'
     writer = csv.writer(response)

@@ -4,6 +4,7 @@ from functools import wraps
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
 from surveys.ratelimit import is_limited
@@ -20,7 +21,7 @@ def limit_sign_in(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespon
     @wraps(view)
     def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
         if request.method == "POST" and is_limited(request, "sign-in", settings.RATELIMIT_SIGN_IN):
-            return render(request, "429.html", {"what": "sign-in attempts"}, status=429)
+            return render(request, "429.html", {"what": _("sign-in attempts")}, status=429)
         return view(request, *args, **kwargs)
 
     return wrapper

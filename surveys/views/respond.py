@@ -10,6 +10,13 @@ Django's cookie-based CSRF check it accepts only JSON posted by a page of this v
 same-origin `Origin` header (or, without one, `Sec-Fetch-Site: same-origin`), which no other
 site can forge in a browser. An HTML form on another site can post neither JSON nor a
 same-origin Origin.
+
+A survey's schedule and response target (`surveys.schedule`) are applied here: an open survey
+whose closing time has come or whose target is reached is closed before anything is shown,
+and before its opening time it is shown as not open yet (404, like a draft). A survey's
+completion link (a recruitment panel's) is given to the page only if it is http(s): the
+browser goes there only after the server stored the answers, and sends it nothing but the
+navigation itself (these pages send no referrer).
 """
 
 from __future__ import annotations
@@ -18,31 +25,41 @@ import json
 import math
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.exceptions import DisallowedHost
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
+from django.utils import translation
+from django.utils.cache import patch_cache_control
+from django.utils.http import urlencode
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.debug import sensitive_variables
 from django.views.decorators.http import require_POST, require_safe
+from django.views.i18n import JSONCatalog
 
+from surveys import schedule
 from surveys.models import Invitation, Question, Survey, total_epsilon
 from surveys.ratelimit import is_limited
 from surveys.submissions import SubmissionError, submission_create
 from surveys.templatetags.privacy_words import (
     describe_protection,
     describe_survey_protection,
+    percent_number,
     times,
 )
+from surveys.wording import wording
 
 SUBMIT_MAX_BYTES = 64 * 1024
 BODY_KEYS = {"idempotency_key", "invitation", "reports"}
 QUESTION_ID = re.compile(r"[1-9][0-9]{0,17}")
 PROGRESS_FROM = 3  # questions; shorter surveys need no progress bar
 EXAMPLE_PRIOR = 0.1  # the suspicion in the privacy box's example: "a 10% chance"
-CROSS_SITE = (
+CROSS_SITE = gettext_lazy(
     "This request did not come from the survey's own page, so it was refused and nothing was "
     "stored. Please answer on the survey page itself."
 )
@@ -50,29 +67,38 @@ CROSS_SITE = (
 # Why a survey cannot be answered: (heading, explanation, HTTP status).
 UNAVAILABLE = {
     "draft": (
-        "This survey is not open yet",
-        "The researcher has not opened it for answers. Please try this link again later.",
+        gettext_lazy("This survey is not open yet"),
+        gettext_lazy(
+            "The researcher has not opened it for answers. Please try this link again later."
+        ),
+        404,
+    ),
+    "not-yet-open": (
+        gettext_lazy("This survey is not open yet"),
+        gettext_lazy("It opens on %(time)s (UTC). Please come back then."),
         404,
     ),
     "closed": (
-        "This survey is closed",
-        "It no longer accepts answers. Thank you for your interest.",
+        gettext_lazy("This survey is closed"),
+        gettext_lazy("It no longer accepts answers. Thank you for your interest."),
         410,
     ),
     "invitation-needed": (
-        "You need an invitation link",
-        "This survey accepts answers only through personal, single-use invitation links. "
-        "Please open the link you were sent.",
+        gettext_lazy("You need an invitation link"),
+        gettext_lazy(
+            "This survey accepts answers only through personal, single-use invitation links. "
+            "Please open the link you were sent."
+        ),
         403,
     ),
     "invitation-unknown": (
-        "This invitation link is not valid",
-        "Please check that you opened the whole link you were sent.",
+        gettext_lazy("This invitation link is not valid"),
+        gettext_lazy("Please check that you opened the whole link you were sent."),
         404,
     ),
     "invitation-used": (
-        "This invitation link has already been used",
-        "Each invitation link can be used to answer once.",
+        gettext_lazy("This invitation link has already been used"),
+        gettext_lazy("Each invitation link can be used to answer once."),
         410,
     ),
 }
@@ -93,8 +119,60 @@ def survey_odds(questions: list[Question]) -> dict[str, Any] | None:
         "one": times(math.exp(max(question.epsilon for question in questions))),
         "all": times(ratio),
         # Rounded up: an upper bound stays one.
-        "example": f"{math.ceil(100 * raised)}%" if raised <= 0.99 else None,
+        "example": percent_number(math.ceil(100 * raised)) if raised <= 0.99 else None,
     }
+
+
+def chosen_language(request: HttpRequest, url: str) -> str:
+    """`url` keeping the language the respondent chose with the switcher (``?lang=``), if
+    any: the language is carried by links, never stored in the browser."""
+    if request.GET.get("lang") == request.LANGUAGE_CODE:
+        return f"{url}?{urlencode({'lang': request.LANGUAGE_CODE})}"
+    return url
+
+
+def language_links(request: HttpRequest) -> list[dict[str, Any]]:
+    """The language switcher: a link per language to this very page (``?lang=xx``)."""
+    return [
+        {
+            "code": code,
+            "name": name,
+            "url": f"{request.path}?{urlencode({'lang': code})}",
+            "current": code == request.LANGUAGE_CODE,
+        }
+        for code, name in settings.LANGUAGES
+    ]
+
+
+@require_safe
+def respond_catalog(request: HttpRequest, language: str) -> HttpResponse:
+    """The respondent scripts' messages in `language`: Django's JSON catalogue of the
+    "djangojs" domain (static/surveys/i18n.js reads it). Public and cacheable; no cookie."""
+    if language not in dict(settings.LANGUAGES):
+        raise Http404
+    with translation.override(language):
+        response = JSONCatalog.as_view(domain="djangojs")(request)
+    patch_cache_control(response, public=True, max_age=3600)
+    return response
+
+
+def completion_url(survey: Survey) -> str | None:
+    """The survey's completion link if it is an http(s) URL with a host, else None: a page
+    never navigates anywhere else (no javascript:, data: or ftp:)."""
+    url = survey.completion_url.strip()
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in {"http", "https"} or not parts.hostname:
+        return None
+    return url
+
+
+def completion_host(survey: Survey) -> str | None:
+    """The host respondents are told they will be taken to, or None without a link."""
+    url = completion_url(survey)
+    return urlsplit(url).hostname if url else None
 
 
 def respond_context(
@@ -103,17 +181,27 @@ def respond_context(
     """Context for `surveys/respond.html` (and the thank-you page): the questions with their
     protection notes, the survey's odds (`survey_odds`), and `data`, everything the page's
     script needs (rendered with json_script), including the `invitation` token the
-    submission must carry, if any. Works for drafts too (`preview=True` shows a banner and
+    submission must carry, if any, and the `completionUrl` to go to once the answers are
+    stored (None: the thank-you page). Works for drafts too (`preview=True` shows a banner and
     sends nothing). Nothing here sets a cookie."""
     ordered = list(survey.ordered_questions())
+    words = wording(survey, ordered, request.LANGUAGE_CODE)
     questions, browser_questions = [], []
     for question in ordered:
         mechanism = question.mechanism()
-        shared = {"id": question.pk, "text": question.text, "labels": question.labels()}
+        texts = words["questions"][question.pk]
+        labels, label_langs = texts["labels"], texts["label_langs"]
+        if question.kind == Question.Kind.YES_NO:  # in the page's language, as the buttons
+            labels = [pgettext("answer", "No"), pgettext("answer", "Yes")]
+            label_langs = [request.LANGUAGE_CODE] * 2
+        shared = {"id": question.pk, "text": texts["text"], "labels": labels}
         questions.append(
             shared
             | {
-                "help_text": question.help_text,
+                "lang": texts["lang"],
+                "help_text": texts["help_text"],
+                "help_text_lang": texts["help_text_lang"],
+                "options": list(zip(labels, label_langs, strict=True)),
                 "note": describe_protection(mechanism),
                 "mechanism": mechanism,
             }
@@ -123,17 +211,32 @@ def respond_context(
         )
     return {
         "survey": survey,
+        "title": words["title"],
+        "title_lang": words["lang"],
+        "introduction": words["introduction"],
+        "introduction_lang": words["introduction_lang"],
         "questions": questions,
         "protection": describe_survey_protection([q["mechanism"] for q in questions]),
         "odds": survey_odds(ordered),
         "preview": preview,
         "show_progress": len(questions) >= PROGRESS_FROM,
+        "languages": language_links(request),
+        "completion_host": completion_host(survey),
+        "completion_url": completion_url(survey),
         "data": {
             "publicId": survey.public_id,
             "preview": preview,
             "invitation": invitation,
-            "submitUrl": reverse("respond-submit", args=[survey.public_id]),
-            "thanksUrl": reverse("respond-thanks", args=[survey.public_id]),
+            "submitUrl": chosen_language(
+                request, reverse("respond-submit", args=[survey.public_id])
+            ),
+            "thanksUrl": chosen_language(
+                request, reverse("respond-thanks", args=[survey.public_id])
+            ),
+            "completionUrl": completion_url(survey),
+            "catalogUrl": None
+            if request.LANGUAGE_CODE == settings.LANGUAGE_CODE
+            else reverse("respond-catalog", args=[request.LANGUAGE_CODE]),
             "questions": browser_questions,
         },
     }
@@ -141,14 +244,29 @@ def respond_context(
 
 def _unavailable(request: HttpRequest, reason: str, survey: Survey | None = None) -> HttpResponse:
     heading, message, status = UNAVAILABLE[reason]
-    context = {"survey": survey, "heading": heading, "message": message}
+    if reason == "not-yet-open":
+        message = message % {"time": schedule.respondent_time(survey.opens_at)}
+    words = wording(survey, [], request.LANGUAGE_CODE) if survey else None
+    context = {
+        "survey": survey,
+        "title": words and words["title"],
+        "title_lang": words and words["lang"],
+        "heading": heading,
+        "message": message,
+        "languages": language_links(request),
+    }
     return render(request, "surveys/respond_unavailable.html", context, status=status)
 
 
 def _closed_reason(survey: Survey) -> str | None:
+    """Why `survey` takes no answers now (a key of UNAVAILABLE), or None. Closes it first if
+    its closing time has come or its target is reached."""
     if survey.is_draft:
         return "draft"
-    return None if survey.is_open else "closed"
+    schedule.close_if_due(survey)
+    if not survey.is_open:
+        return "closed"
+    return "not-yet-open" if schedule.not_yet_open(survey) else None
 
 
 @require_safe
@@ -252,15 +370,17 @@ def respond_submit(request: HttpRequest, public_id: str) -> JsonResponse:
     """
     if is_limited(request, "submit", settings.RATELIMIT_SUBMISSIONS):
         return _error(
-            "Too many answers were sent from your connection in a short time. "
-            "Please wait a minute, then press the button again: it sends exactly the same.",
+            _(
+                "Too many answers were sent from your connection in a short time. "
+                "Please wait a minute, then press the button again: it sends exactly the same."
+            ),
             429,
         )
     if not _from_this_site(request):
         return _error(CROSS_SITE, 403)
     survey = Survey.objects.filter(public_id=public_id).first()
     if survey is None:
-        return _error("There is no survey at this address.", 404)
+        return _error(_("There is no survey at this address."), 404)
     if request.content_type != "application/json":
         return _error("Send the answers as JSON (Content-Type: application/json).", 415)
     declared = request.META.get("CONTENT_LENGTH") or "0"

@@ -1,11 +1,12 @@
 """The researcher's dashboard, its JSON endpoint, and the exports.
 
-Only the survey's owner sees them (staff who may view surveys in the admin too); anyone else
-gets 404, so the existence of a survey is not revealed. Every page costs O(k) per question:
-the numbers come from tallies (``surveys.results``), never from the reports, and the reports
-export streams. The dashboard's question cards are cached with the results they show (per
-results snapshot), so a repeated view renders little; a deployment that changes their
-templates and keeps a shared cache (REDIS_URL) should clear it.
+Whoever may view the survey sees them: its owner, researchers it is shared with, and staff
+who may view surveys in the admin; anyone else gets 404, so the existence of a survey is not
+revealed. Every page costs O(k) per question: the numbers come from tallies
+(``surveys.results``), never from the reports, and the reports export streams. The
+dashboard's question cards are cached with the results they show (per results snapshot), so
+a repeated view renders little; a deployment that changes their templates and keeps a shared
+cache (REDIS_URL) should clear it.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpRe
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from surveys import ldp, results
-from surveys.views.access import get_own_survey
+from surveys import ldp, results, revisions, schedule
+from surveys.views.access import get_survey
 
 CSV_CHUNK = 64 * 1024
 """Characters of CSV sent per chunk: large enough to be cheap, small enough to stay flat."""
@@ -31,7 +32,8 @@ CSV_CHUNK = 64 * 1024
 @require_safe
 @login_required
 def survey_results(request: HttpRequest, pk: int) -> HttpResponse:
-    survey = get_own_survey(request, pk, staff_may_view=True)
+    survey = get_survey(request, pk, "view", staff_may_view=True)
+    schedule.close_if_due(survey)  # the status shown is current
     data = results.survey_results(survey)
     return render(
         request,
@@ -43,6 +45,7 @@ def survey_results(request: HttpRequest, pk: int) -> HttpResponse:
             "target_points": round(100 * results.TARGET_MARGIN),
             "planner_limit": ldp.MAX_PLANNED_RESPONDENTS,
             "cache_seconds": results.CACHE_SECONDS,
+            "wordings": revisions.summary(survey),  # which wording respondents saw, since when
         },
     )
 
@@ -50,21 +53,22 @@ def survey_results(request: HttpRequest, pk: int) -> HttpResponse:
 @require_safe
 @login_required
 def survey_results_json(request: HttpRequest, pk: int) -> JsonResponse:
-    survey = get_own_survey(request, pk, staff_may_view=True)
+    survey = get_survey(request, pk, "view", staff_may_view=True)
+    schedule.close_if_due(survey)
     return JsonResponse(results.survey_results(survey))
 
 
 @require_safe
 @login_required
 def export_reports_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
-    survey = get_own_survey(request, pk, staff_may_view=True)
+    survey = get_survey(request, pk, "view", staff_may_view=True)
     return csv_response(results.report_rows(survey), f"survey-{survey.pk}-reports.csv")
 
 
 @require_safe
 @login_required
 def export_metadata(request: HttpRequest, pk: int) -> HttpResponse:
-    survey = get_own_survey(request, pk, staff_may_view=True)
+    survey = get_survey(request, pk, "view", staff_may_view=True)
     return HttpResponse(
         json.dumps(results.export_metadata(survey), indent=2, ensure_ascii=False),
         content_type="application/json; charset=utf-8",
@@ -75,7 +79,7 @@ def export_metadata(request: HttpRequest, pk: int) -> HttpResponse:
 @require_safe
 @login_required
 def export_estimates_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
-    survey = get_own_survey(request, pk, staff_may_view=True)
+    survey = get_survey(request, pk, "view", staff_may_view=True)
     rows = results.estimate_rows(results.survey_results(survey))
     return csv_response(rows, f"survey-{survey.pk}-estimates.csv")
 

@@ -4,11 +4,15 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
+  budgetText,
+  count,
   epsilonText,
   explainQuery,
   groupingTexts,
   marginHeading,
   marginLines,
+  oddsText,
+  percent,
   planText,
   points,
   respondents,
@@ -43,10 +47,10 @@ test("it explains a grouping question within a group of the expected size", () =
   const texts = groupingTexts({ ...base, grouping });
   assert.equal(texts.advice, grouping.advice);
   assert.equal(texts.hint, grouping.hint);
-  assert.equal(texts.heading, "Expected margin of error (95%) for the share of an answer within a group of 20% of respondents:");
+  assert.equal(texts.heading, "Expected margin of error (95%) for the share of an answer within a group of 20.0% of respondents:");
   assert.deepEqual(texts.margins, ["200 respondents: ±90.0 points", "1,000 respondents: out of reach"]);
   assert.equal(texts.plan,
-    "For ±5 points on the share of an answer within a group of 20% of respondents: about 12,345 respondents. " +
+    "For ±5 points on the share of an answer within a group of 20.0% of respondents: about 12,345 respondents. " +
     "At the suggested epsilon of 2: more than 1,000,000,000 respondents, out of reach: raise epsilon or accept a wider margin.");
   assert.match(texts.assumption, /yes\/no question at this site's default epsilon \(1\)/);
 });
@@ -54,7 +58,7 @@ test("it explains a grouping question within a group of the expected size", () =
 test("it leaves the suggestion out once the epsilon reaches it", () => {
   const texts = groupingTexts({ ...base, grouping: { ...grouping, below_suggestion: false, hint: null } });
   assert.equal(texts.hint, null);
-  assert.equal(texts.plan, "For ±5 points on the share of an answer within a group of 20% of respondents: about 12,345 respondents.");
+  assert.equal(texts.plan, "For ±5 points on the share of an answer within a group of 20.0% of respondents: about 12,345 respondents.");
 });
 
 test("it asks for a group size when there is none", () => {
@@ -65,9 +69,31 @@ test("it asks for a group size when there is none", () => {
   assert.equal(texts.assumption, null);
 });
 
-test("it writes epsilons as people do", () => {
+test("it writes epsilons as people do, with the digits they have", () => {
   assert.equal(epsilonText(0.1 + 0.2), "0.3");
   assert.equal(epsilonText(2), "2");
+  // The same as surveys/templatetags/numbers.py (tests/test_running_study.py):
+  for (const [value, text] of [[0.0001, "0.0001"], [1, "1"], [0.5, "0.5"], [2.25, "2.25"], [1e-7, "0.0000001"], [12.5, "12.5"]]) {
+    assert.equal(epsilonText(value), text);
+  }
+});
+
+test("it writes counts and shares as the pages do", () => {
+  assert.equal(count(1799000), "1,799,000");
+  assert.equal(percent(0.1234), "12.3%");
+  assert.equal(percent(0.05), "5.0%");
+  assert.equal(oddsText(Math.E), "2.72");
+  assert.equal(oddsText(1096.6), "1,097");
+});
+
+test("it says when the survey's total would be above the site's limit", () => {
+  const budget = { others: 3.5, limit: 5 };
+  assert.deepEqual(budgetText(budget, 1.5), { text: "Survey total with this question: 5 of 5 allowed.", over: false });
+  assert.deepEqual(budgetText(budget, Number.NaN), { text: "Survey total with this question: 3.5 of 5 allowed.", over: false });
+  const over = budgetText(budget, 2);
+  assert.equal(over.over, true);
+  assert.equal(over.text, "Survey total with this question: 5.5, above this site's limit of 5 per survey: " +
+    "the question cannot be saved with this value. Lower this or another question's epsilon.");
 });
 
 test("it asks the server about a grouping question only when the box is ticked", () => {

@@ -13,6 +13,7 @@ import {
   loadRecord,
   memoryStorage,
   newIdempotencyKey,
+  pageAfterSending,
   progressText,
   requestBody,
   saveRecord,
@@ -220,4 +221,15 @@ test("progress and failure messages", () => {
   assert.match(failureMessage(503, "busy"), /error 503.*try again.*exactly the same/);
   assert.equal(failureMessage(410, "This survey is closed."), "This survey is closed.");
   assert.match(failureMessage(403, undefined), /reload/);
+});
+
+test("after sending, the page goes to an http(s) completion link as given, else to thanks", () => {
+  const thanks = "/s/abc/thanks/?lang=fr";
+  const panel = "https://app.prolific.com/submissions/complete?cc=C1234ABC";
+  assert.equal(pageAfterSending(panel, thanks), panel);
+  assert.equal(pageAfterSending("http://panel.example/done?code=X", thanks), "http://panel.example/done?code=X");
+  for (const bad of [null, undefined, "", "javascript:alert(1)", "JAVASCRIPT:alert(1)",
+    "data:text/html,<p>x</p>", "ftp://files.example/x", "/relative/path", 42]) {
+    assert.equal(pageAfterSending(bad, thanks), thanks, String(bad));
+  }
 });

@@ -1,0 +1,63 @@
+// The live results page's pure parts (see results_live.js for the DOM glue).
+
+// How often an open survey's results page asks whether responses arrived.
+export const POLL_MS = 5000;
+
+// A message of the page (`%(time)s` in it) with the local time of day: "Updated 10:42:05."
+export function atTime(template, date) {
+  const two = (n) => String(n).padStart(2, "0");
+  const time = `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`;
+  return template.replace("%(time)s", time);
+}
+
+// What the page shows of the results JSON: enough to tell whether it is out of date.
+export const shownOf = (data) => ({ responses: data.survey.responses, status: data.survey.status });
+
+// Whether the page must be redrawn: responses arrived (or were deleted), or the survey closed.
+export function changed(shown, data) {
+  const now = shownOf(data);
+  return now.responses !== shown.responses || now.status !== shown.status;
+}
+
+// Calls `check` every `interval` ms, one call at a time, none while paused; `resume` checks at
+// once (the page was out of sight). `check` resolves to false to stop for good, and handles its
+// own failures.
+export function poller(check, { interval = POLL_MS, setTimer = setTimeout, clearTimer = clearTimeout } = {}) {
+  let timer = null;
+  let running = false;
+  let paused = false;
+  let stopped = false;
+
+  function schedule() {
+    if (!paused && !stopped && !running && timer === null) timer = setTimer(tick, interval);
+  }
+
+  async function tick() {
+    timer = null;
+    if (paused || stopped || running) return;
+    running = true;
+    try {
+      if ((await check()) === false) stopped = true;
+    } finally {
+      running = false;
+    }
+    schedule();
+  }
+
+  return {
+    start: schedule,
+    pause() {
+      paused = true;
+      if (timer !== null) clearTimer(timer);
+      timer = null;
+    },
+    resume() {
+      if (!paused) return;
+      paused = false;
+      tick();
+    },
+    get stopped() {
+      return stopped;
+    },
+  };
+}

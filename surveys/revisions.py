@@ -1,0 +1,380 @@
+"""The wordings respondents saw: every text of an opened survey, kept as a revision each time
+it changes, and the corrections an opened survey's texts may receive.
+
+Once a survey opens, its questions, choices, epsilons and mechanisms are frozen (reports were
+randomized with them), but its texts may still be corrected: the title, the introduction,
+each question's text and help text, and each answer's label (``correct``), and its
+translations. Every wording is kept as a ``WordingRevision``, from the first, taken when the
+survey opens (``on_open``); a survey opened before revisions were kept gets its first one,
+dated from its opening, just before its wording first changes (``baseline``). Drafts have
+none: no respondent has seen their wording yet.
+
+A snapshot (``snapshot``, a revision's ``texts``)::
+
+    {"language": "en", "title": str, "introduction": str,
+     "questions": [{"id": int, "text": str, "help_text": str, "labels": [str, ...]}, ...],
+     "translations": {"es": SurveyTranslation.texts, ...}}
+
+with the questions in their order (the n-th is the one at position n in the exports).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.db import transaction
+from django.db.models import Count, F, Max
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from surveys.forms import language_name
+from surveys.models import Choice, Question, Survey, WordingRevision, max_length
+
+MECHANISM_MESSAGE = gettext_lazy(
+    "The number and order of answers, the question type, epsilon and mechanism cannot change "
+    "once respondents have answered: reports were randomized with them. Duplicate the survey "
+    "as a new draft for that."
+)
+"""The refusal of a correction that would touch how reports were randomized."""
+
+MECHANISM_KEYS = frozenset(
+    {"kind", "epsilon", "mechanism", "mechanism_override", "spec", "order", "choices", "k"}
+)
+"""Keys of a correction that name what reports were randomized with: refused with
+``MECHANISM_MESSAGE`` wherever they appear."""
+
+SURVEY_KEYS = frozenset({"title", "introduction", "questions"})
+QUESTION_KEYS = frozenset({"text", "help_text", "labels"})
+
+
+def snapshot(survey: Survey) -> dict[str, Any]:
+    """Every text of ``survey`` as respondents may see it: the main language's, and each
+    translation's ``texts`` as stored (see the module's docstring)."""
+    return {
+        "language": survey.language,
+        "title": survey.title,
+        "introduction": survey.introduction,
+        "questions": [
+            {
+                "id": question.pk,
+                "text": question.text,
+                "help_text": question.help_text,
+                "labels": question.labels(),
+            }
+            for question in survey.ordered_questions()
+        ],
+        "translations": {
+            language: texts
+            for language, texts in survey.translations.order_by("language").values_list(
+                "language", "texts"
+            )
+        },
+    }
+
+
+def latest(survey: Survey) -> WordingRevision | None:
+    return survey.revisions.order_by("-created_at", "-pk").first()
+
+
+def record(survey: Survey, author=None) -> WordingRevision | None:
+    """A new revision of the opened ``survey``'s wording, by ``author``, when it differs from
+    the latest one (or there is none); None otherwise, and always for a draft."""
+    if survey.is_draft:
+        return None
+    current = snapshot(survey)
+    previous = latest(survey)
+    if previous is not None and previous.texts == current:
+        return None
+    return WordingRevision.objects.create(survey=survey, author=author, texts=current)
+
+
+def baseline(survey: Survey) -> WordingRevision | None:
+    """The first revision of an opened survey that has none (it opened before revisions were
+    kept): its wording as it is now, dated from its opening. Call it before changing the
+    wording. None when there is one already, and for a draft."""
+    if survey.is_draft or survey.revisions.exists():
+        return None
+    return WordingRevision.objects.create(
+        survey=survey, created_at=survey.opened_at or timezone.now(), texts=snapshot(survey)
+    )
+
+
+def on_open(survey: Survey) -> WordingRevision | None:
+    """``Survey.open``'s hook: the wording respondents see from now on (on a first opening,
+    dated exactly ``opened_at``)."""
+    return baseline(survey) or record(survey)
+
+
+@contextmanager
+def recording(survey: Survey, author) -> Iterator[None]:
+    """Around a change of ``survey``'s wording (a translation saved or removed): one
+    transaction that keeps the wording before it (``baseline``), then the new one
+    (``record``). The survey's row is locked, so that two changes never interleave."""
+    with transaction.atomic():
+        _lock(survey)
+        baseline(survey)
+        yield
+        record(survey, author)
+
+
+def _lock(survey: Survey) -> None:
+    list(Survey.objects.select_for_update().filter(pk=survey.pk).values_list("pk", flat=True))
+
+
+def summary(survey: Survey) -> dict[str, Any]:
+    """``count``: the survey's revisions; ``latest``: when the latest one began (None
+    without any). One query."""
+    return survey.revisions.aggregate(count=Count("pk"), latest=Max("created_at"))
+
+
+def wordings(survey: Survey) -> list[dict[str, Any]]:
+    """The wordings respondents saw, oldest first, for the metadata export: ``from`` and
+    ``until`` (ISO 8601 date-times; ``until`` is None for the current one) and ``texts`` (a
+    snapshot). An opened survey without revisions (opened before they were kept, and never
+    corrected since) has one: its wording now, from its opening. A draft has none."""
+    revisions = list(survey.revisions.order_by("created_at", "pk"))
+    if not revisions:
+        if survey.is_draft:
+            return []
+        opened = survey.opened_at.isoformat() if survey.opened_at else None
+        return [{"from": opened, "until": None, "texts": snapshot(survey)}]
+    ends = [revision.created_at.isoformat() for revision in revisions[1:]] + [None]
+    return [
+        {"from": revision.created_at.isoformat(), "until": until, "texts": revision.texts}
+        for revision, until in zip(revisions, ends, strict=True)
+    ]
+
+
+def history(survey: Survey) -> list[dict[str, Any]]:
+    """The revisions, newest first, each with ``revision``, ``until`` (when the next one
+    began; None for the current one), ``current``, ``first`` and ``changes`` (``changes``
+    from the previous one; empty for the first)."""
+    revisions = list(survey.revisions.order_by("created_at", "pk").select_related("author"))
+    entries = []
+    for i, revision in enumerate(revisions):
+        following = revisions[i + 1] if i + 1 < len(revisions) else None
+        entries.append({
+            "revision": revision,
+            "until": following.created_at if following else None,
+            "current": following is None,
+            "first": i == 0,
+            "changes": changes(revisions[i - 1].texts, revision.texts) if i else [],
+        })
+    return entries[::-1]
+
+
+def changes(old: dict[str, Any], new: dict[str, Any]) -> list[dict[str, str]]:
+    """What differs between two snapshots, text by text: ``what`` (in words: "Question 2,
+    answer 3", "Español: Title"), ``old`` and ``new`` ("" where there was none)."""
+    before, after = _flatten(old), _flatten(new)
+    found = []
+    for key in list(after) + [key for key in before if key not in after]:
+        what, was = before.get(key, ("", ""))
+        label, now = after.get(key, (what, ""))
+        if was != now:
+            found.append({"what": label, "old": was, "new": now})
+    return found
+
+
+def _flatten(texts: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """key -> (what it is, in words; its text), for every text of a snapshot."""
+    flat: dict[str, tuple[str, str]] = {
+        "language": (_("Main language"), str(texts.get("language", ""))),
+    }
+    positions = {}
+
+    def add(prefix: str, where: str, values: dict[str, Any], ids) -> None:
+        flat[f"{prefix}title"] = (where + _("Title"), _text(values.get("title")))
+        flat[f"{prefix}introduction"] = (
+            where + _("Introduction"), _text(values.get("introduction"))
+        )
+        for pk, question in ids:
+            n = positions.setdefault(str(pk), len(positions) + 1)
+            name = _("Question %(n)d") % {"n": n}
+            question = question if isinstance(question, dict) else {}
+            flat[f"{prefix}q{pk}-text"] = (where + name, _text(question.get("text")))
+            flat[f"{prefix}q{pk}-help_text"] = (
+                where + _("%(question)s, help text") % {"question": name},
+                _text(question.get("help_text")),
+            )
+            labels = question.get("labels")
+            for i, label in enumerate(labels if isinstance(labels, list) else []):
+                flat[f"{prefix}q{pk}-label{i}"] = (
+                    where + _("%(question)s, answer %(n)d") % {"question": name, "n": i + 1},
+                    _text(label),
+                )
+
+    add("", "", texts, [(q.get("id"), q) for q in texts.get("questions", [])])
+    for language, translated in sorted((texts.get("translations") or {}).items()):
+        translated = translated if isinstance(translated, dict) else {}
+        questions = translated.get("questions")
+        questions = questions if isinstance(questions, dict) else {}
+        ordered = sorted(questions.items(), key=lambda item: positions.get(str(item[0]), 10**9))
+        add(f"{language}:", f"{language_name(language)}: ", translated, ordered)
+    return flat
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def correct(survey: Survey, texts: object, author) -> WordingRevision | None:
+    """Correct the opened ``survey``'s main-language texts (``Survey.correct_wording``).
+
+    ``texts``: ``{"title": str, "introduction": str, "questions": {"<question id>": {"text":
+    str, "help_text": str, "labels": [str, ...]}}}``, every key optional (a missing text stays
+    as it is); ``labels`` gives every label of a multiple-choice question, in order.
+
+    In one transaction, with the survey's row locked: checks everything, then updates the
+    texts with queryset updates (the frozen check of ``save`` is for questions and choices as
+    a whole; only their texts change here), keeps the wording before (``baseline``) and the
+    new one (``record``), whose revision it returns; None when nothing changed, and then
+    stores nothing. Raises ValidationError, storing nothing, for anything but these texts:
+    ``MECHANISM_MESSAGE`` (code "mechanism") for a change of the number or order of answers,
+    of a yes/no question's labels, of a question's type, epsilon or mechanism; otherwise a
+    dict of errors keyed like the wording form's fields ("title", "q<id>-text",
+    "q<id>-label<i>").
+    """
+    with transaction.atomic():
+        _lock(survey)
+        questions = list(survey.ordered_questions())
+        survey_changes, question_changes, label_changes = _plan(survey, questions, texts)
+        if not (survey_changes or question_changes or label_changes):
+            return None
+        baseline(survey)
+        # A new wording version: results cached with the old texts are not shown again.
+        Survey.objects.filter(pk=survey.pk).update(
+            wording_version=F("wording_version") + 1, **survey_changes
+        )
+        survey.refresh_from_db(fields=["wording_version"])
+        for field, value in survey_changes.items():
+            setattr(survey, field, value)
+        for pk, fields in question_changes.items():
+            Question.objects.filter(pk=pk).update(**fields)
+        for pk, label in label_changes.items():
+            Choice.objects.filter(pk=pk).update(label=label)
+        # None only when the texts went back exactly to the latest revision's (after a change
+        # no revision was kept for): that revision is the wording now.
+        return record(survey, author) or latest(survey)
+
+
+def _refuse_mechanism() -> ValidationError:
+    return ValidationError({NON_FIELD_ERRORS: [ValidationError(
+        MECHANISM_MESSAGE, code="mechanism"
+    )]})
+
+
+def _unknown(keys: set[str]) -> ValidationError:
+    if keys & MECHANISM_KEYS:
+        return _refuse_mechanism()
+    return ValidationError({NON_FIELD_ERRORS: [ValidationError(
+        _("Only texts can be corrected: the title, the introduction, and each question's text, "
+          "help text and answer labels (not %(keys)s)."),
+        code="unknown", params={"keys": ", ".join(sorted(keys))},
+    )]})
+
+
+def _plan(
+    survey: Survey, questions: list[Question], texts: object
+) -> tuple[dict[str, str], dict[int, dict[str, str]], dict[int, str]]:
+    """What ``correct`` changes: (survey fields, question id -> fields, choice id -> label),
+    only what differs. Raises ValidationError as ``correct`` says."""
+    if not isinstance(texts, dict):
+        raise ValidationError(_("The corrected texts must be an object."))
+    if texts.keys() - SURVEY_KEYS:
+        raise _unknown(set(texts.keys() - SURVEY_KEYS))
+    given = texts.get("questions", {})
+    if not isinstance(given, dict):
+        raise ValidationError(_('"questions" must be an object: question id -> its texts.'))
+    by_id = {str(question.pk): question for question in questions}
+    if set(map(str, given)) - by_id.keys():
+        unknown = ", ".join(sorted(set(map(str, given)) - by_id.keys()))
+        raise ValidationError(_("This survey has no question %(id)s.") % {"id": unknown})
+    given = {str(pk): value for pk, value in given.items()}
+    errors: dict[str, list[str]] = {}
+
+    def text(field: str, value: object, current: str, limit: int | None, required: bool) -> str:
+        if value is None:
+            return current
+        if not isinstance(value, str):
+            errors.setdefault(field, []).append(_("Every text must be a string."))
+            return current
+        if required and not value.strip():
+            errors.setdefault(field, []).append(_("This text cannot be blank."))
+        elif limit is not None and len(value) > limit:
+            errors.setdefault(field, []).append(
+                _("At most %(limit)d characters (this one has %(length)d).")
+                % {"limit": limit, "length": len(value)}
+            )
+        return value
+
+    title = text("title", texts.get("title"), survey.title, max_length(Survey, "title"), True)
+    introduction = text("introduction", texts.get("introduction"), survey.introduction, None,
+                        False)
+    survey_changes = {
+        field: value
+        for field, value in (("title", title), ("introduction", introduction))
+        if value != getattr(survey, field)
+    }
+    question_changes: dict[int, dict[str, str]] = {}
+    label_changes: dict[int, str] = {}
+    for question in questions:
+        corrected = given.get(str(question.pk))
+        if corrected is None:
+            continue
+        if not isinstance(corrected, dict):
+            raise ValidationError(_("Question %(id)s: its texts must be an object.")
+                                  % {"id": question.pk})
+        if corrected.keys() - QUESTION_KEYS:
+            raise _unknown(set(corrected.keys() - QUESTION_KEYS))
+        prefix = f"q{question.pk}-"
+        fields = {
+            "text": text(prefix + "text", corrected.get("text"), question.text,
+                         max_length(Question, "text"), True),
+            "help_text": text(prefix + "help_text", corrected.get("help_text"),
+                              question.help_text, max_length(Question, "help_text"), False),
+        }
+        fields = {key: value for key, value in fields.items() if value != getattr(question, key)}
+        if fields:
+            question_changes[question.pk] = fields
+        if "labels" in corrected:
+            label_changes |= _label_changes(question, corrected["labels"], errors, text)
+    if errors:
+        raise ValidationError(errors)
+    return survey_changes, question_changes, label_changes
+
+
+def _label_changes(question: Question, labels: object, errors: dict, text) -> dict[int, str]:
+    """choice id -> its corrected label, for the labels that differ. Refuses (raises) any
+    change of their number or order, and of a yes/no question's labels."""
+    current = question.labels()
+    if not isinstance(labels, list) or len(labels) != len(current):
+        raise _refuse_mechanism()
+    if question.kind == Question.Kind.YES_NO:
+        if labels != current:
+            raise _refuse_mechanism()
+        return {}
+    folded = [label.strip().casefold() if isinstance(label, str) else None for label in labels]
+    was = [label.casefold() for label in current]
+    for i, new in enumerate(folded):
+        # An answer's label given to another answer that does not keep it: a reordering,
+        # which would put the reports counted for one answer under the other's name. (One
+        # that keeps it makes two answers alike: refused below.)
+        if any(new == old != folded[j] for j, old in enumerate(was) if j != i):
+            raise _refuse_mechanism()
+    changed = {}
+    seen = set()
+    for i, (choice, label) in enumerate(zip(question.choices.all(), labels, strict=True)):
+        field = f"q{question.pk}-label{i}"
+        label = text(field, label, choice.label, max_length(Choice, "label"), True)
+        key = label.strip().casefold()
+        if key in seen:
+            errors.setdefault(field, []).append(_("Each answer must be different."))
+        seen.add(key)
+        if label != choice.label:
+            changed[choice.pk] = label
+    return changed

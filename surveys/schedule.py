@@ -1,0 +1,192 @@
+"""A survey's schedule and response target: when it takes answers, and when it closes itself.
+
+An open survey takes answers from ``opens_at`` (if set) on, and closes itself once
+``closes_at`` (if set) has come or it has ``response_target`` (if set) responses. No worker
+watches the clock: the views that show a survey or take a submission call `close_if_due`
+first, so whoever looks next finds it closed. The write path (``submissions.store``) checks
+the same conditions under the survey row's lock (`accepting`), so no submission is ever
+stored after the closing time or beyond the target, and closes the survey in the
+transaction of the submission that reaches the target.
+
+Datetimes are timezone-aware; the site's TIME_ZONE is UTC, which is what researchers enter
+and what pages show.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from django.db.models import Case, F, Q, QuerySet, Value, When
+from django.utils import formats, timezone
+from django.utils.dateformat import format as format_date
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from surveys.models import Survey
+
+STATE_FIELDS = (
+    "status", "closed_at", "opens_at", "closes_at", "response_target", "response_count",
+)
+"""The fields that decide whether a survey takes answers now: read again after a change."""
+
+
+def _now(now: datetime.datetime | None) -> datetime.datetime:
+    return now or timezone.now()
+
+
+def deadline_passed(survey: Survey, now: datetime.datetime | None = None) -> bool:
+    """Whether the survey's closing time has come."""
+    return survey.closes_at is not None and _now(now) >= survey.closes_at
+
+
+def target_reached(survey: Survey) -> bool:
+    """Whether the survey has as many responses as its target (or more)."""
+    return survey.response_target is not None and survey.response_count >= survey.response_target
+
+
+def is_due(survey: Survey, now: datetime.datetime | None = None) -> bool:
+    """Whether an open survey should close now: its closing time came or its target is met."""
+    return deadline_passed(survey, now) or target_reached(survey)
+
+
+def due(now: datetime.datetime) -> Q:
+    """`is_due` as a query condition, on the values in the database."""
+    return Q(closes_at__lte=now) | Q(
+        response_target__isnull=False, response_count__gte=F("response_target")
+    )
+
+
+def accepting(now: datetime.datetime, responses: int = 1) -> Q:
+    """The surveys whose schedule and target let them take `responses` more responses at
+    `now`, as a query condition (the status is checked apart): opened (``opens_at``), not
+    closed by time, and with room under the target."""
+    return (
+        (Q(opens_at__isnull=True) | Q(opens_at__lte=now))
+        & (Q(closes_at__isnull=True) | Q(closes_at__gt=now))
+        & (
+            Q(response_target__isnull=True)
+            | Q(response_target__gte=F("response_count") + responses)
+        )
+    )
+
+
+def close_due(surveys: QuerySet[Survey], now: datetime.datetime | None = None) -> int:
+    """Close every open survey of `surveys` that is due, in one statement; returns how many.
+    A survey closed by its closing time is recorded as closed at that time, one closed by its
+    target at `now`. The condition is evaluated on the rows themselves, so a survey whose
+    schedule was changed meanwhile (a later closing time, a larger target) stays open."""
+    now = _now(now)
+    return surveys.filter(due(now), status=Survey.Status.OPEN).update(
+        status=Survey.Status.CLOSED,
+        closed_at=Case(When(closes_at__lte=now, then=F("closes_at")), default=Value(now)),
+    )
+
+
+def close_if_due(survey: Survey, now: datetime.datetime | None = None) -> bool:
+    """Close the open `survey` if its closing time has come or its target is reached.
+    Returns whether this call closed it. When it looks due, `survey` is read again
+    (`STATE_FIELDS`), so it then shows its current status whoever closed it."""
+    now = _now(now)
+    if not survey.is_open or not is_due(survey, now):
+        return False
+    closed = close_due(Survey.objects.filter(pk=survey.pk), now)
+    survey.refresh_from_db(fields=STATE_FIELDS)
+    return closed == 1
+
+
+def not_yet_open(survey: Survey, now: datetime.datetime | None = None) -> bool:
+    """Whether the survey is open but its opening time has not come yet: respondents are
+    told when it opens, and their answers refused (as for a draft, with 404)."""
+    return survey.is_open and survey.opens_at is not None and _now(now) < survey.opens_at
+
+
+def respondent_time(value: datetime.datetime) -> str:
+    """A time for respondents' pages, in the page's language and the site's time zone (UTC):
+    "Nov. 30, 2026, 6 p.m." in English, "30 novembre 2026 18:00" in French."""
+    return formats.date_format(timezone.localtime(value), "DATETIME_FORMAT")
+
+
+def researcher_time(value: datetime.datetime) -> str:
+    """A time for researchers' pages: "30 Nov 2026 18:00 UTC"."""
+    local = timezone.localtime(value)
+    return f"{format_date(local, 'j M Y H:i')} {local.tzname()}"
+
+
+def _relative(value: datetime.datetime, now: datetime.datetime) -> str:
+    """"in 7 days", "3 hours ago": whole days, else hours, else minutes (rounded down)."""
+    seconds = abs((value - now).total_seconds())
+    if seconds >= 86400:
+        count = int(seconds // 86400)
+        text = ngettext("%(count)d day", "%(count)d days", count) % {"count": count}
+    elif seconds >= 3600:
+        count = int(seconds // 3600)
+        text = ngettext("%(count)d hour", "%(count)d hours", count) % {"count": count}
+    elif seconds >= 60:
+        count = int(seconds // 60)
+        text = ngettext("%(count)d minute", "%(count)d minutes", count) % {"count": count}
+    else:
+        text = _("less than a minute")
+    if value > now:
+        return _("in %(time)s") % {"time": text}
+    return _("%(time)s ago") % {"time": text}
+
+
+def opening_problems(survey: Survey, now: datetime.datetime | None = None) -> list[str]:
+    """What stops the survey from being opened (or reopened) because of its schedule: it
+    would close again at once."""
+    problems = []
+    if deadline_passed(survey, now):
+        problems.append(
+            _(
+                "Its closing time (%(time)s) has passed. Edit the survey to set a later one, or "
+                "none."
+            ) % {"time": researcher_time(survey.closes_at)}
+        )
+    if target_reached(survey):
+        problems.append(
+            _(
+                "It has reached its response target (%(target)s responses). Edit the survey to "
+                "raise the target, or remove it."
+            ) % {"target": f"{survey.response_target:,}"}
+        )
+    return problems
+
+
+def summary(survey: Survey, now: datetime.datetime | None = None) -> dict[str, Any] | None:
+    """The schedule and progress line of the researcher's survey page, or None when the
+    survey has no schedule and no target: ``parts`` (texts, joined with " · ") and
+    ``progress`` (None without a target, else ``value``, ``max`` and ``percent``), e.g.
+    "Closes 30 Nov 2026 18:00 UTC (in 7 days) · 134 of 500 responses (27%)"."""
+    now = _now(now)
+    parts: list[str] = []
+    if survey.opens_at and (survey.is_draft or now < survey.opens_at):
+        when = {"time": researcher_time(survey.opens_at),
+                "relative": _relative(survey.opens_at, now)}
+        if now < survey.opens_at:
+            parts.append(_("Opens %(time)s (%(relative)s)") % when)
+        else:
+            parts.append(_("Opening time %(time)s (%(relative)s)") % when)
+    if survey.closes_at:
+        passed = now >= survey.closes_at
+        when = {"time": researcher_time(survey.closes_at),
+                "relative": _relative(survey.closes_at, now)}
+        if not passed:
+            parts.append(_("Closes %(time)s (%(relative)s)") % when)
+        elif survey.status == Survey.Status.CLOSED:
+            parts.append(_("Closed at its closing time, %(time)s (%(relative)s)") % when)
+        else:
+            parts.append(_("Closing time passed: %(time)s (%(relative)s)") % when)
+    progress = None
+    if survey.response_target:
+        count, target = survey.response_count, survey.response_target
+        percent = 100 if count >= target else min(99, round(100 * count / target))
+        progress = {"value": min(count, target), "max": target, "percent": percent}
+        text = _("%(count)s of %(target)s responses (%(percent)d%%)") % {
+            "count": f"{count:,}", "target": f"{target:,}", "percent": percent}
+        parts.append(_("%(progress)s: target reached") % {"progress": text} if count >= target
+                     else text)
+    if not parts:
+        return None
+    return {"parts": parts, "text": " · ".join(parts), "progress": progress}
+

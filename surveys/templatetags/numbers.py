@@ -1,0 +1,45 @@
+"""The one format of each kind of number on researchers' pages, for templates and views.
+
+``{{ 0.0001|epsilon }}`` is "0.0001" (``{{ 1.0|epsilon }}`` "1", ``{{ 2.25|epsilon }}``
+"2.25"), ``{{ 1799000|thousands }}`` "1,799,000" (counts) and ``{{ 0.1234|percent }}``
+"12.3%" (shares); ``{% load numbers %}``. Views call the same functions. The authoring
+panel's script mirrors them (static/surveys/epsilon_core.js: ``epsilonText``, ``count``,
+``percent``).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django import template
+
+register = template.Library()
+
+UNKNOWN = "—"
+"""What a filter writes for a figure that cannot be estimated (None), such as a share within
+a group that the data say is empty."""
+
+EPSILON_DIGITS = 6
+"""Significant digits an epsilon keeps: enough for any value typed, few enough to drop
+floating-point noise (0.1 + 0.2 is written "0.3")."""
+
+
+@register.filter
+def epsilon(value: float | None) -> str:
+    """An epsilon with the digits it has, never in scientific notation: "0.0001", "1",
+    "0.5", "2.25"."""
+    if value is None:
+        return UNKNOWN
+    return f"{Decimal(f'{float(value):.{EPSILON_DIGITS}g}'):f}"
+
+
+@register.filter
+def thousands(number: float | None) -> str:
+    """A count with thousands separators: "1,234"."""
+    return UNKNOWN if number is None else f"{number:,}"
+
+
+@register.filter
+def percent(proportion: float | None) -> str:
+    """A share in [0, 1] as a percentage with one decimal: "12.3%"."""
+    return UNKNOWN if proportion is None else f"{100 * proportion:.1f}%"

@@ -1,0 +1,83 @@
+// The live results page's pure parts (static/surveys/results_live_core.js).
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { POLL_MS, atTime, changed, poller, shownOf } from "../../static/surveys/results_live_core.js";
+
+const data = (responses, status = "open") => ({ survey: { responses, status }, questions: [] });
+
+// Timers that run only when told to: `fire()` runs the pending one.
+function fakeTimers() {
+  const pending = new Map();
+  let next = 1;
+  return {
+    setTimer: (callback, ms) => {
+      pending.set(next, { callback, ms });
+      return next++;
+    },
+    clearTimer: (id) => pending.delete(id),
+    get count() {
+      return pending.size;
+    },
+    get delays() {
+      return [...pending.values()].map(({ ms }) => ms);
+    },
+    async fire() {
+      const [[id, { callback }]] = pending;
+      pending.delete(id);
+      await callback();
+    },
+  };
+}
+
+test("it polls every few seconds", () => {
+  assert.ok(POLL_MS >= 5000 && POLL_MS <= 10000);
+});
+
+test("it writes the time of the update", () => {
+  assert.equal(atTime("Updated %(time)s.", new Date(2026, 0, 2, 9, 5, 7)), "Updated 09:05:07.");
+  assert.equal(atTime("Actualizado a las %(time)s", new Date(2026, 0, 2, 22, 42, 0)), "Actualizado a las 22:42:00");
+});
+
+test("it redraws only when responses arrive or the survey closes", () => {
+  const shown = shownOf(data(3));
+  assert.deepEqual(shown, { responses: 3, status: "open" });
+  assert.equal(changed(shown, data(3)), false);
+  assert.equal(changed(shown, data(4)), true);
+  assert.equal(changed(shown, data(3, "closed")), true);
+});
+
+test("it checks one at a time, pauses while hidden, checks at once when shown again", async () => {
+  const timers = fakeTimers();
+  let checks = 0;
+  const live = poller(async () => { checks += 1; return true; }, { interval: 5000, ...timers });
+  live.start();
+  live.start(); // never two timers
+  assert.deepEqual(timers.delays, [5000]);
+  await timers.fire();
+  assert.equal(checks, 1);
+  assert.equal(timers.count, 1);
+  live.pause();
+  assert.equal(timers.count, 0);
+  live.resume();
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(checks, 2);
+  assert.equal(timers.count, 1);
+  live.resume(); // not paused: nothing more
+  assert.equal(checks, 2);
+});
+
+test("it stops for good once a check says so", async () => {
+  const timers = fakeTimers();
+  let open = true;
+  const live = poller(async () => open, timers);
+  live.start();
+  open = false;
+  await timers.fire();
+  assert.equal(live.stopped, true);
+  assert.equal(timers.count, 0);
+  live.pause();
+  live.resume();
+  assert.equal(timers.count, 0);
+});
