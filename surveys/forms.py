@@ -211,10 +211,13 @@ class TranslationForm(forms.Form):
                      shown["help_text"], shown["help_text_lang"],
                      max_length(Question, "help_text")),
             ]
+            # A yes/no question's answers are the site's own Yes and No, in every language.
+            translatable = question.kind != Question.Kind.YES_NO
             for i, (main, label, lang) in enumerate(
                 zip(question.labels(), shown["labels"], shown["label_langs"], strict=True)
             ):
-                fields += add(f"{prefix}label{i}", _("Answer %(n)d") % {"n": i + 1}, main,
+                if translatable:
+                    fields += add(f"{prefix}label{i}", _("Answer %(n)d") % {"n": i + 1}, main,
                               label, lang, max_length(Choice, "label"))
             layout.append(Fieldset(_("Question %(n)d") % {"n": position}, *fields))
         self.helper = FormHelper()

@@ -17,6 +17,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import cache
 
 from surveys import ldp
@@ -293,8 +294,8 @@ PRIVACY_NOTE = (
 
 def export_metadata(survey: Survey) -> dict[str, Any]:
     """What the reports CSV means: each question's columns, labels and frozen mechanism, and
-    the survey's texts in every language it has a translation into (with the main language's
-    texts wherever the translation leaves one blank, as respondents see them).
+    the survey's texts in every other language of the site, as respondents reading that
+    language see them (the main language's texts wherever no translation gives one).
 
     ``ldp.from_spec(question["mechanism"])`` rebuilds the mechanism, whose ``estimate`` gives
     the dashboard's numbers from the support counts of the CSV's columns. ``wordings``: every
@@ -303,9 +304,11 @@ def export_metadata(survey: Survey) -> dict[str, Any]:
     from surveys import revisions
 
     questions = list(survey.ordered_questions())
+    given = dict(survey.translations.values_list("language", "texts"))
     translations = {
-        t.language: translate(survey, questions, t.language, t.texts)
-        for t in survey.translations.all()
+        language: translate(survey, questions, language, given.get(language))
+        for language, _ in settings.LANGUAGES
+        if language != survey.language
     }
     described = []
     for position, question in enumerate(questions, start=1):

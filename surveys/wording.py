@@ -10,7 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from django.utils import translation
+from django.utils.translation import pgettext_lazy
+
 from surveys.models import Question, Survey
+
+YES_NO_LABELS = (pgettext_lazy("answer", "No"), pgettext_lazy("answer", "Yes"))
+"""A yes/no question's answers in the page's language, in the order of ``Question.labels``."""
 
 
 def wording(survey: Survey, questions: Iterable[Question], language: str) -> dict[str, Any]:
@@ -34,7 +40,9 @@ def translate(
     {question.pk: {"lang", "text", "help_text", "help_text_lang", "labels", "label_langs"}}}``.
 
     Each text is the translation's when it is given and not blank, the main language's
-    otherwise. ``lang`` is the language of the title (of a question: of its text), and the
+    otherwise. A yes/no question's answers are the site's own words in ``language``
+    ("No", "Yes" in its catalogue), as the page's buttons are: they are not translated per
+    survey. ``lang`` is the language of the title (of a question: of its text), and the
     other ``..._lang`` keys that of the text they name (``label_langs``: one per label), so
     that pages can mark any text left in the main language with its own language.
     """
@@ -55,10 +63,14 @@ def translate(
         help_text, help_text_lang = pick(given.get("help_text"), question.help_text)
         given_labels = given.get("labels")
         given_labels = given_labels if isinstance(given_labels, list) else []
-        labels = [
-            pick(given_labels[i] if i < len(given_labels) else None, main)
-            for i, main in enumerate(question.labels())
-        ]
+        if question.kind == Question.Kind.YES_NO:
+            with translation.override(language):
+                labels = [(str(label), language) for label in YES_NO_LABELS]
+        else:
+            labels = [
+                pick(given_labels[i] if i < len(given_labels) else None, main)
+                for i, main in enumerate(question.labels())
+            ]
         described[question.pk] = {
             "lang": text_lang,
             "text": text,

@@ -8,6 +8,7 @@ from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
+from django.utils.translation import gettext_lazy
 from django.views import defaults
 
 logger = logging.getLogger(__name__)
@@ -83,9 +84,10 @@ class DatabaseUnavailableMiddleware:
     connection rolls back.
     """
 
-    MESSAGE = (
+    MESSAGE = gettext_lazy(
         "The service is briefly unavailable. Nothing was stored; please try again in a minute."
     )
+    TITLE = gettext_lazy("Unavailable")
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -100,8 +102,8 @@ class DatabaseUnavailableMiddleware:
         headers = {"Retry-After": "30"}
         if request.accepts("text/html") and not request.content_type == "application/json":
             return HttpResponse(
-                f"<!doctype html><html lang='en'><title>Unavailable</title><h1>Unavailable</h1>"
-                f"<p>{self.MESSAGE}</p></html>",
+                f"<!doctype html><html lang='{translation.get_language()}'>"
+                f"<title>{self.TITLE}</title><h1>{self.TITLE}</h1><p>{self.MESSAGE}</p></html>",
                 status=503,
                 headers=headers,
             )

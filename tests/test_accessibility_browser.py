@@ -8,16 +8,24 @@ page widths.
 """
 
 import io
-import os
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.core.management import call_command
 from django.urls import reverse
+from django.utils import timezone
 
-from surveys.models import Choice, Invitation, Question, Survey
+from surveys.models import (
+    Choice,
+    Invitation,
+    Question,
+    Survey,
+    SurveyShare,
+    SurveyTranslation,
+)
 from surveys.simulate import DEMO_TITLE, simulate_responses
 from tests.test_submissions import survey_of_every_encoding
 
@@ -72,7 +80,7 @@ def add_long_question(survey: Survey) -> Question:
 
 
 @pytest.fixture
-def site(researcher, other_researcher, make_survey) -> Site:
+def site(researcher, other_researcher, make_researcher, make_survey) -> Site:
     draft = make_survey(researcher, title=f"Draft with a long address {LONG_WORD}")
     add_long_question(draft)
     opened = make_survey(researcher, epsilons=(2.0, 2.0), title="Cheating")
@@ -102,6 +110,14 @@ def site(researcher, other_researcher, make_survey) -> Site:
     respond = survey_of_every_encoding(make_survey, researcher)
     respond.title = "Every encoding"
     respond.save()
+    # Running a study: a co-researcher, a translation, a corrected wording, a schedule.
+    SurveyShare.objects.create(survey=opened, user=make_researcher("bob"), role="editor")
+    SurveyTranslation.objects.create(survey=opened, language="es", texts={"title": "Copiar"})
+    opened.correct_wording({"introduction": "Please answer honestly."}, author=researcher)
+    later = make_survey(researcher, title="Opens next week")
+    later.opens_at = timezone.now() + timedelta(days=7)
+    later.save()
+    later.open()
 
     site = Site(survey=respond, invitation=unused.token)
     site.anonymous = [("sign-in", reverse("login")), ("home", reverse("home"))]
@@ -133,10 +149,17 @@ def site(researcher, other_researcher, make_survey) -> Site:
         ("delete survey?", reverse("survey-delete", args=[opened.pk])),
         ("password change", reverse("password_change")),
         ("preview (respondent page)", reverse("survey-preview", args=[draft.pk])),
+        ("sharing", reverse("survey-sharing", args=[opened.pk])),
+        ("translations", reverse("survey-translations", args=[opened.pk])),
+        ("translation form", reverse("survey-translation", args=[opened.pk, "es"])),
+        ("correct wording", reverse("survey-wording", args=[opened.pk])),
+        ("wording history", reverse("survey-wording-history", args=[opened.pk])),
+        ("survey detail (scheduled)", reverse("survey-detail", args=[later.pk])),
     ]
     site.empty = [("survey list (empty)", reverse("survey-list"))]
     site.respondent = [
         ("closed", reverse("respond", args=[closed.public_id])),
+        ("not open yet", reverse("respond", args=[later.public_id])),
         ("invitation needed", reverse("respond", args=[private.public_id])),
         ("invitation used", reverse("respond-invitation", args=[used.token])),
         ("invitation invalid", reverse("respond-invitation", args=["x" * 22])),
@@ -145,19 +168,6 @@ def site(researcher, other_researcher, make_survey) -> Site:
 
 
 # --- axe ---------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def axe():
-    """audit(page, label) -> violations: injects axe-core into the page as it is now, runs
-    axe.run() and prints the violations by impact with their rule ids; check() fails the test
-    if any audited page had a serious or critical one (after all pages were printed)."""
-    if not AXE.exists():
-        message = f"{AXE} is missing: run `make install` (npm ci) to install axe-core."
-        if os.getenv("CI", "").lower() in {"1", "true", "yes"}:
-            pytest.fail(message)
-        pytest.skip(message)
-    return Audit()
 
 
 class Audit:

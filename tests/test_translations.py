@@ -7,23 +7,23 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils.html import escape
 
-from surveys.models import Survey, SurveyTranslation
-from surveys.wording import wording
-from tests.test_accessibility_browser import AXE, Audit
+from surveys.forms import TranslationForm
+from surveys.models import Question, Survey, SurveyTranslation
+from surveys.wording import translate, wording
 
 pytestmark = pytest.mark.django_db
 
 
 def spanish(survey: Survey) -> SurveyTranslation:
     """A Spanish translation of ``make_survey``'s survey: its title, its categorical
-    question's text and two of its three labels, its yes/no question's labels; the
-    introduction blank."""
+    question's text and two of its three labels; the introduction blank. (A yes/no question's
+    answers are the site's own words in every language.)"""
     yes_no, categorical = survey.ordered_questions()
     return SurveyTranslation.objects.create(survey=survey, language="es", texts={
         "title": "Hábitos",
         "introduction": "   ",
         "questions": {
-            str(yes_no.pk): {"text": "", "labels": ["No", "Sí"]},
+            str(yes_no.pk): {"text": ""},
             str(categorical.pk): {
                 "text": "¿Con qué frecuencia?", "labels": ["Nunca", "", "A menudo"],
             },
@@ -63,9 +63,27 @@ def test_a_language_without_translation_gets_the_main_texts(researcher, make_sur
     spanish(survey)
     questions = list(survey.ordered_questions())
     shown = wording(survey, questions, "fr")
+    english = wording(survey, questions, "en")
     assert (shown["lang"], shown["title"]) == ("en", "Habits")
-    assert shown == wording(survey, questions, "en")
+    yes_no = questions[0].pk  # the site's own words in French, as the page's buttons
+    assert shown["questions"][yes_no].pop("labels") == ["Non", "Oui"]
+    assert shown["questions"][yes_no].pop("label_langs") == ["fr", "fr"]
+    assert english["questions"][yes_no].pop("labels") == ["No", "Yes"]
+    assert english["questions"][yes_no].pop("label_langs") == ["en", "en"]
+    assert shown == english
     assert shown["questions"][questions[1].pk]["labels"] == ["Never", "Once", "Often"]
+
+
+def test_yes_no_answers_are_the_sites_words_whatever_a_translation_says(
+    researcher, make_survey
+):
+    survey = make_survey(researcher)
+    questions = list(survey.ordered_questions())
+    texts = {"questions": {str(questions[0].pk): {"labels": ["Nada", "Claro"]}}}
+    shown = translate(survey, questions, "es", texts)["questions"][questions[0].pk]
+    assert shown["labels"] == ["No", "Sí"] and shown["label_langs"] == ["es", "es"]
+    form = TranslationForm(survey=survey, questions=questions, language="es", texts=texts)
+    assert not any(f"q{questions[0].pk}-label" in name for name in form.fields)
 
 
 def test_it_reads_the_translation_in_one_query_and_none_for_the_main_language(
@@ -128,7 +146,7 @@ def test_the_owner_creates_edits_and_removes_a_translation(
     html = client.get(listing).content.decode()
     assert "Spanish" in html and "French" in html and "German" in html
     assert '<th scope="row">English' not in html
-    assert "0 of 9 texts" in html  # title, introduction, 2 questions, 2 + 3 labels
+    assert "0 of 7 texts" in html  # title, introduction, 2 questions, 3 labels
 
     url = reverse("survey-translation", args=[survey.pk, "es"])
     html = client.get(url).content.decode()
@@ -138,7 +156,7 @@ def test_the_owner_creates_edits_and_removes_a_translation(
     response = client.post(url, data)
     assert response.status_code == 302 and response.url == listing
     assert "The Spanish translation was saved." in client.get(listing).content.decode()
-    assert "2 of 9 texts" in client.get(listing).content.decode()
+    assert "2 of 7 texts" in client.get(listing).content.decode()
     assert wording(survey, [yes_no, categorical], "es")["title"] == "Hábitos"
 
     client.post(url, form_data(survey, title="Costumbres"))
@@ -156,13 +174,12 @@ def test_a_complete_translation_is_shown_as_complete(client, researcher, make_su
     yes_no, categorical = survey.ordered_questions()
     client.force_login(researcher)
     texts = {"title": "Gewohnheiten", "introduction": "Bitte antworten.",
-             f"q{yes_no.pk}-text": "Haben Sie je betrogen?", f"q{yes_no.pk}-label0": "Nein",
-             f"q{yes_no.pk}-label1": "Ja", f"q{categorical.pk}-text": "Wie oft?",
+             f"q{yes_no.pk}-text": "Haben Sie je betrogen?", f"q{categorical.pk}-text": "Wie oft?",
              f"q{categorical.pk}-label0": "Nie", f"q{categorical.pk}-label1": "Einmal",
              f"q{categorical.pk}-label2": "Oft"}
     client.post(reverse("survey-translation", args=[survey.pk, "de"]), texts)
     html = client.get(reverse("survey-translations", args=[survey.pk])).content.decode()
-    assert "Complete" in html and "9 of 9 texts" in html
+    assert "Complete" in html and "7 of 7 texts" in html
 
 
 def test_it_refuses_a_text_too_long_and_stores_nothing(client, researcher, make_survey):
@@ -239,22 +256,29 @@ def test_the_export_has_every_languages_labels(client, researcher, make_survey):
     survey = make_survey(researcher, status="open")
     spanish(survey)
     yes_no = survey.ordered_questions()[0]
-    SurveyTranslation.objects.create(survey=survey, language="de", texts={
-        "questions": {str(yes_no.pk): {"text": "Haben Sie je betrogen?", "labels": ["Nein", "Ja"]}}
-    })
+    Question.objects.filter(pk=yes_no.pk).update(help_text="In the last year.")
+    SurveyTranslation.objects.create(survey=survey, language="de", texts={"questions": {
+        str(yes_no.pk): {"text": "Haben Sie je betrogen?", "help_text": "Im letzten Jahr."}
+    }})
     client.force_login(researcher)
     response = client.get(reverse("export-metadata", args=[survey.pk]))
     metadata = json.loads(b"".join(response.streaming_content) if response.streaming
                           else response.content)
     assert metadata["survey"]["language"] == "en"
+    # Every language respondents can read it in, French (no translation) included.
     assert metadata["survey"]["translations"] == {
         "de": {"title": "Habits", "introduction": "Please answer."},
         "es": {"title": "Hábitos", "introduction": "Please answer."},
+        "fr": {"title": "Habits", "introduction": "Please answer."},
     }
     first, second = metadata["questions"]
     assert first["translations"] == {
-        "de": {"text": "Haben Sie je betrogen?", "help_text": "", "labels": ["Nein", "Ja"]},
-        "es": {"text": "Have you ever cheated?", "help_text": "", "labels": ["No", "Sí"]},
+        "de": {"text": "Haben Sie je betrogen?", "help_text": "Im letzten Jahr.",
+               "labels": ["Nein", "Ja"]},
+        "es": {"text": "Have you ever cheated?", "help_text": "In the last year.",
+               "labels": ["No", "Sí"]},
+        "fr": {"text": "Have you ever cheated?", "help_text": "In the last year.",
+               "labels": ["Non", "Oui"]},
     }
     assert second["translations"]["es"]["labels"] == ["Nunca", "Once", "A menudo"]
     assert second["translations"]["de"]["labels"] == ["Never", "Once", "Often"]
@@ -262,15 +286,13 @@ def test_the_export_has_every_languages_labels(client, researcher, make_survey):
 
 @pytest.mark.browser
 def test_the_pages_are_accessible_and_work_by_keyboard(client, researcher, make_survey, page,
-                                                      live_server):
-    if not AXE.exists():
-        pytest.skip(f"{AXE} is missing: run `make install` (npm ci) to install axe-core.")
+                                                      live_server, axe):
     survey = make_survey(researcher, status="open")
     spanish(survey)
     client.force_login(researcher)
     page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
                                "url": live_server.url}])
-    audit = Audit()
+    audit = axe
     page.goto(live_server.url + reverse("survey-translations", args=[survey.pk]))
     audit(page, "translations")
     page.get_by_role("link", name="Translate into French").focus()

@@ -36,7 +36,7 @@ from django.utils import translation
 from django.utils.cache import patch_cache_control
 from django.utils.http import urlencode
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, pgettext
+from django.utils.translation import gettext_lazy
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.debug import sensitive_variables
 from django.views.decorators.http import require_POST, require_safe
@@ -191,9 +191,6 @@ def respond_context(
         mechanism = question.mechanism()
         texts = words["questions"][question.pk]
         labels, label_langs = texts["labels"], texts["label_langs"]
-        if question.kind == Question.Kind.YES_NO:  # in the page's language, as the buttons
-            labels = [pgettext("answer", "No"), pgettext("answer", "Yes")]
-            label_langs = [request.LANGUAGE_CODE] * 2
         shared = {"id": question.pk, "text": texts["text"], "labels": labels}
         questions.append(
             shared

@@ -15,6 +15,7 @@ from django.core.management.commands import makemessages
 RESPONDENT_FILES = [
     "templates/base.html",
     "templates/404.html",
+    "templates/500.html",
     "templates/surveys/_languages.html",
     "templates/surveys/_respondent_footer.html",
     "templates/surveys/respond.html",
@@ -22,7 +23,9 @@ RESPONDENT_FILES = [
     "templates/surveys/respond_unavailable.html",
     "surveys/views/respond.py",
     "surveys/submissions.py",
+    "surveys/wording.py",
     "surveys/templatetags/privacy_words.py",
+    "surveysite/middleware.py",
     "static/surveys/i18n.js",
     "static/surveys/respond.js",
     "static/surveys/respond_core.js",
