@@ -1,13 +1,16 @@
 """The Django admin: surveys with their questions and translations, and the site's privacy
 policy."""
 
+from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models import F
 from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html_join
 
+from surveys import revisions
 from surveys.models import (
     TOTAL_EPSILON,
     Choice,
@@ -18,6 +21,7 @@ from surveys.models import (
     SurveyTranslation,
 )
 from surveys.templatetags.numbers import epsilon as epsilon_text
+from surveys.views.access import is_researcher
 
 FROZEN_QUESTION_FIELDS = [
     "order", "text", "help_text", "kind", "used_for_breakdowns", "epsilon", "mechanism_override",
@@ -72,11 +76,26 @@ class TranslationInline(admin.StackedInline):
     extra = 0
 
 
+class ShareForm(forms.ModelForm):
+    """A share as the sharing page allows it: with a researcher other than the owner."""
+
+    def clean_user(self):
+        user = self.cleaned_data["user"]
+        if user.pk == self.instance.survey.owner_id:
+            raise ValidationError("The owner has full access already: share with someone else.")
+        if not is_researcher(user):
+            raise ValidationError(
+                f"{user} is not a researcher: only researchers can be given access to a survey."
+            )
+        return user
+
+
 class ShareInline(admin.TabularInline):
     """The researchers the owner shared the survey with, and their role (a share counts only
     while its user is a researcher)."""
 
     model = SurveyShare
+    form = ShareForm
     fields = ["user", "role"]
     raw_id_fields = ["user"]
     extra = 0
@@ -111,6 +130,19 @@ class SurveyAdmin(admin.ModelAdmin):
     @admin.display(description="Total epsilon", ordering="epsilon_sum")
     def epsilon_total(self, survey: Survey) -> str:
         return epsilon_text(survey.epsilon_sum)
+
+    def save_model(self, request: HttpRequest, survey: Survey, form, change: bool) -> None:
+        if change and not survey.is_draft:  # the wording before this change, if none is kept
+            revisions.baseline(Survey.objects.get(pk=survey.pk))
+        super().save_model(request, survey, form, change)
+
+    def save_related(self, request: HttpRequest, form, formsets, change: bool) -> None:
+        """An opened survey's texts and translations edited here are kept as a revision, as
+        on its pages; results cached with the old texts are not shown again."""
+        super().save_related(request, form, formsets, change)
+        survey = form.instance
+        if change and revisions.record(survey, request.user):
+            Survey.objects.filter(pk=survey.pk).update(wording_version=F("wording_version") + 1)
 
     actions = ["open_surveys", "close_surveys"]
 

@@ -16,6 +16,7 @@ from surveys import ldp
 from surveys.models import Choice, PrivacyPolicy, Question, Survey, max_length
 from surveys.schedule import researcher_time
 from surveys.templatetags.numbers import epsilon as epsilon_text
+from surveys.templatetags.numbers import thousands
 from surveys.wording import translate
 
 WEB_LINK_ONLY = _(
@@ -145,7 +146,7 @@ class SurveyForm(forms.ModelForm):
                 gettext(
                     "This survey already has %(count)s responses: choose a target above that "
                     "(or close the survey)."
-                ) % {"count": f"{count:,}"},
+                ) % {"count": thousands(count)},
             )
         return cleaned
 

@@ -245,6 +245,12 @@ class Survey(models.Model):
         return self.status == self.Status.OPEN
 
     @property
+    def link_works_for_anyone(self) -> bool:
+        """Open, and not by invitation only: its link is what to hand out (copied, or as a QR
+        code)."""
+        return self.is_open and not self.invitation_only
+
+    @property
     def is_frozen(self) -> bool:
         """Once opened, questions, choices, epsilons and mechanisms never change again."""
         return not self.is_draft
@@ -256,7 +262,7 @@ class Survey(models.Model):
         """Freeze every question's mechanism and start accepting answers."""
         from surveys import revisions  # which imports this module
 
-        problems = self.readiness_problems() if self.is_draft else []
+        problems = self.opening_problems()
         if problems:
             raise ValidationError(problems)
         with transaction.atomic():
@@ -329,6 +335,14 @@ class Survey(models.Model):
                 ]
             )
         return copy
+
+    def opening_problems(self) -> list[str]:
+        """What stops this survey from being opened or reopened: a draft's readiness, and a
+        schedule that would close it again at once."""
+        from surveys import schedule  # which imports this module
+
+        problems = self.readiness_problems() if self.is_draft else []
+        return problems + schedule.opening_problems(self)
 
     def readiness_problems(self) -> list[str]:
         """What stops this draft from being opened, in words a researcher can act on."""

@@ -24,6 +24,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from surveys.models import Survey
+from surveys.templatetags.numbers import thousands
 
 STATE_FIELDS = (
     "status", "closed_at", "opens_at", "closes_at", "response_target", "response_count",
@@ -148,7 +149,7 @@ def opening_problems(survey: Survey, now: datetime.datetime | None = None) -> li
             _(
                 "It has reached its response target (%(target)s responses). Edit the survey to "
                 "raise the target, or remove it."
-            ) % {"target": f"{survey.response_target:,}"}
+            ) % {"target": thousands(survey.response_target)}
         )
     return problems
 
@@ -183,7 +184,7 @@ def summary(survey: Survey, now: datetime.datetime | None = None) -> dict[str, A
         percent = 100 if count >= target else min(99, round(100 * count / target))
         progress = {"value": min(count, target), "max": target, "percent": percent}
         text = _("%(count)s of %(target)s responses (%(percent)d%%)") % {
-            "count": f"{count:,}", "target": f"{target:,}", "percent": percent}
+            "count": thousands(count), "target": thousands(target), "percent": percent}
         parts.append(_("%(progress)s: target reached") % {"progress": text} if count >= target
                      else text)
     if not parts:

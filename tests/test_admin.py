@@ -1,9 +1,13 @@
 """The Django admin: the privacy policy, and frozen questions once a survey is open."""
 
+from datetime import timedelta
+
 import pytest
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import escape
 
 from surveys import ldp
@@ -204,3 +208,66 @@ def test_it_edits_an_open_surveys_translations_inline(admin_client, researcher, 
     assert response.status_code == 200
     assert "main language" in response.content.decode()
     assert survey.translations.count() == 1
+
+
+def admin_form(survey: Survey, **changes) -> dict:
+    """What the admin's change page of an opened ``survey`` posts: its fields as they are,
+    its read-only questions, no translation and no share, but ``changes``."""
+    return {
+        "owner": survey.owner_id, "title": survey.title, "introduction": survey.introduction,
+        "language": survey.language,
+        "questions-TOTAL_FORMS": "2", "questions-INITIAL_FORMS": "2",
+        **{f"questions-{i}-id": q.pk for i, q in enumerate(survey.ordered_questions())},
+        **{f"questions-{i}-survey": survey.pk for i in range(2)},
+        "translations-TOTAL_FORMS": "0", "translations-INITIAL_FORMS": "0",
+        "shares-TOTAL_FORMS": "0", "shares-INITIAL_FORMS": "0",
+    } | changes
+
+
+def test_an_open_surveys_texts_edited_in_the_admin_are_kept_as_revisions(
+    admin_client, researcher, make_survey
+):
+    survey = make_survey(researcher, status="open")
+    survey.revisions.all().delete()  # opened before revisions were kept
+    version = survey.wording_version
+    url = reverse("admin:surveys_survey_change", args=[survey.pk])
+    response = admin_client.post(url, admin_form(survey, title="Habits at work"))
+    assert response.status_code == 302, response.content.decode()[-3000:]
+    before, after = survey.revisions.order_by("created_at", "pk")
+    assert before.texts["title"] == "Habits" and before.created_at == survey.opened_at
+    assert after.texts["title"] == "Habits at work" and after.author.is_superuser
+    survey.refresh_from_db()
+    assert survey.wording_version == version + 1  # results cached with the old title go
+    admin_client.post(url, admin_form(survey, title="Habits at work"))  # nothing changed
+    assert survey.revisions.count() == 2
+
+
+@pytest.mark.parametrize("who", ["owner", "not a researcher"])
+def test_the_admin_shares_only_with_other_researchers(admin_client, researcher, make_survey, who):
+    survey = make_survey(researcher, status="open")
+    user = researcher
+    if who == "not a researcher":
+        user = User.objects.create_user("student", "student@example.org", "pass-for-tests-1")
+    data = admin_form(survey, **{
+        "shares-TOTAL_FORMS": "1", "shares-0-user": user.pk, "shares-0-role": "viewer",
+    })
+    response = admin_client.post(reverse("admin:surveys_survey_change", args=[survey.pk]), data)
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert ("full access already" if who == "owner" else "is not a researcher") in page
+    assert not survey.shares.exists()
+
+
+def test_the_admin_does_not_reopen_a_survey_past_its_closing_time(
+    admin_client, researcher, make_survey
+):
+    survey = make_survey(researcher, status="closed")
+    Survey.objects.filter(pk=survey.pk).update(closes_at=timezone.now() - timedelta(hours=1))
+    response = admin_client.post(
+        reverse("admin:surveys_survey_changelist"),
+        {"action": "open_surveys", "_selected_action": [survey.pk]},
+        follow=True,
+    )
+    assert "closing time" in response.content.decode()
+    survey.refresh_from_db()
+    assert survey.status == Survey.Status.CLOSED

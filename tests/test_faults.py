@@ -35,7 +35,7 @@ from tests.test_submissions import assert_nothing_stored, questions, valid_repor
 
 __all__ = ["database"]  # the fixture, shared with tests/test_load.py
 
-UNAVAILABLE = {"ok": False, "error": DatabaseUnavailableMiddleware.MESSAGE}
+UNAVAILABLE = {"ok": False, "error": str(DatabaseUnavailableMiddleware.MESSAGE)}
 JOBS = 2000
 KILL_AT = {100, 500, 900, 1300, 1700}
 """The pauses (one per stored submission, and one per attempt of a killed one) at which a
@@ -128,7 +128,7 @@ def test_it_answers_503_with_a_clear_message_when_the_database_is_unreachable(da
         page.request("GET", "/s/some-survey/", headers={"Accept": "text/html"})
         response = page.getresponse()
         assert response.status == 503
-        assert DatabaseUnavailableMiddleware.MESSAGE in response.read().decode()
+        assert str(DatabaseUnavailableMiddleware.MESSAGE) in response.read().decode()
 
 
 @pytest.mark.parametrize("database", ["postgresql"], indirect=True)

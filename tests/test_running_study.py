@@ -12,7 +12,7 @@ from django.contrib.auth.models import User
 from django.test import Client, override_settings
 from django.urls import reverse
 
-from surveys.models import PrivacyPolicy, Survey
+from surveys.models import PrivacyPolicy, Survey, SurveyShare
 from surveys.templatetags.numbers import epsilon, percent, thousands
 from surveys.views.authoring import above_question_limit
 
@@ -207,12 +207,34 @@ def test_the_qr_code_downloads_as_a_file(client, open_survey):
     )
 
 
-def test_only_the_owner_gets_the_qr_code(client, open_survey, other_researcher):
+def test_strangers_get_no_qr_code(client, open_survey, other_researcher):
     url = reverse("survey-qr", args=[open_survey.pk])
     assert client.get(url).status_code == 302  # to sign in
     client.force_login(other_researcher)
     assert client.get(url).status_code == 404
     assert client.post(url).status_code == 405
+
+
+@pytest.mark.parametrize("role", ["viewer", "editor"])
+def test_co_researchers_get_the_qr_code(client, open_survey, other_researcher, role):
+    SurveyShare.objects.create(survey=open_survey, user=other_researcher, role=role)
+    client.force_login(other_researcher)
+    response = client.get(reverse("survey-qr", args=[open_survey.pk]))
+    assert response.status_code == 200 and response["Content-Type"] == "image/svg+xml"
+
+
+@pytest.mark.parametrize("state", ["draft", "closed", "invitation only"])
+def test_a_link_that_is_not_open_to_anyone_has_no_qr_code(client, open_survey, state):
+    if state == "invitation only":
+        open_survey.invitation_only = True
+        open_survey.save()
+    else:
+        Survey.objects.filter(pk=open_survey.pk).update(status=state)
+    client.force_login(open_survey.owner)
+    response = client.get(reverse("survey-qr", args=[open_survey.pk]))
+    assert response.status_code == 404
+    page = client.get(reverse("survey-detail", args=[open_survey.pk])).content.decode()
+    assert 'class="qr-code' not in page
 
 
 def test_an_open_surveys_page_offers_the_link_to_copy_and_its_qr_code(client, open_survey):

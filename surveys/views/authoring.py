@@ -90,8 +90,7 @@ def survey_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "total_epsilon": total_epsilon(questions),
         "problems": survey.readiness_problems() if survey.is_draft else [],
         "public_url": survey_link(request, survey),
-        # The link works for anyone: offer to copy it and its QR code.
-        "distribute": survey.is_open and not survey.invitation_only,
+        "distribute": survey.link_works_for_anyone,  # offer to copy it, and its QR code
     }
     return render(request, "surveys/survey_detail.html", context)
 
@@ -132,8 +131,7 @@ def survey_open(request: HttpRequest, pk: int) -> HttpResponse:
     if survey.is_open:
         messages.info(request, _("This survey is already open."))
         return redirect(survey)
-    problems = survey.readiness_problems() if survey.is_draft else []
-    problems += schedule.opening_problems(survey)  # it would close again at once
+    problems = survey.opening_problems()
     if request.method == "POST" and not problems:
         survey.open()
         messages.success(request, _("The survey is open. Share its link with respondents."))

@@ -6,7 +6,7 @@ import io
 
 import segno
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
@@ -36,9 +36,12 @@ def qr_svg(link: str) -> bytes:
 @require_safe
 @login_required
 def survey_qr(request: HttpRequest, pk: int) -> HttpResponse:
-    """The survey's link as a QR code (SVG); whoever may view the survey gets it, anyone else
-    a 404. ``?download=1`` serves it as a file to save."""
+    """The survey's link as a QR code (SVG), while that link works for anyone; whoever may
+    view the survey gets it, anyone else a 404. ``?download=1`` serves it as a file to
+    save."""
     survey = get_survey(request, pk, "view")
+    if not survey.link_works_for_anyone:
+        raise Http404(_("This survey's link is not open to anyone: it has no QR code now."))
     response = HttpResponse(qr_svg(survey_link(request, survey)), content_type="image/svg+xml")
     if request.GET.get("download") == "1":
         response.headers["Content-Disposition"] = (

@@ -25,9 +25,6 @@ from surveys.models import Choice, Question, Survey, max_length
 from surveys.templatetags.numbers import epsilon as epsilon_text
 from surveys.views.access import get_survey, researcher_required
 
-MECHANISM_FIELDS = ("kind", "epsilon", "mechanism", "mechanism_override", "order")
-"""Names a crafted form could post to change how reports were randomized: refused."""
-
 
 class WordingForm(forms.Form):
     """The main-language texts of an opened survey: its title and introduction, each
@@ -98,11 +95,11 @@ class WordingForm(forms.Form):
                 i += 1
             if question.kind == Question.Kind.CATEGORICAL or labels:
                 corrected["labels"] = labels
-            for name in MECHANISM_FIELDS:
+            for name in revisions.MECHANISM_KEYS:  # posted by a crafted form: refused
                 if prefix + name in self.data:
                     corrected[name] = self.data[prefix + name]
             texts["questions"][str(question.pk)] = corrected
-        for name in MECHANISM_FIELDS:
+        for name in revisions.MECHANISM_KEYS:  # posted by a crafted form: refused
             if name in self.data:
                 texts[name] = self.data[name]
         return texts
