@@ -5,7 +5,6 @@ from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import F
 from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html_join
@@ -140,9 +139,8 @@ class SurveyAdmin(admin.ModelAdmin):
         """An opened survey's texts and translations edited here are kept as a revision, as
         on its pages; results cached with the old texts are not shown again."""
         super().save_related(request, form, formsets, change)
-        survey = form.instance
-        if change and revisions.record(survey, request.user):
-            Survey.objects.filter(pk=survey.pk).update(wording_version=F("wording_version") + 1)
+        if change:
+            revisions.record(form.instance, request.user)
 
     actions = ["open_surveys", "close_surveys"]
 

@@ -20,7 +20,7 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 
-from surveys import ldp
+from surveys import ldp, revisions
 from surveys.models import Question, Survey, Tally, total_epsilon
 from surveys.wording import translate
 
@@ -78,6 +78,7 @@ def survey_results(survey: Survey) -> dict[str, Any]:
             "total_epsilon": computed["total_epsilon"],
         },
         "snapshot": computed["snapshot"],
+        "wordings": computed["wordings"],
         "methods": METHODS,
         "questions": computed["questions"],
     }
@@ -99,6 +100,7 @@ def _questions_results(survey: Survey, counts: dict[int, list[int]], n: int) -> 
     questions = list(survey.ordered_questions())
     return {
         "n": n,
+        "wordings": revisions.summary(survey),  # cached too: a new one is a new snapshot
         "total_epsilon": total_epsilon(questions),
         "questions": [
             question_results(question, position, counts.get(question.pk), n)
@@ -301,8 +303,6 @@ def export_metadata(survey: Survey) -> dict[str, Any]:
     the dashboard's numbers from the support counts of the CSV's columns. ``wordings``: every
     wording respondents saw, oldest first (``surveys.revisions.wordings``).
     """
-    from surveys import revisions
-
     questions = list(survey.ordered_questions())
     given = dict(survey.translations.values_list("language", "texts"))
     translations = {

@@ -82,14 +82,22 @@ def latest(survey: Survey) -> WordingRevision | None:
 
 def record(survey: Survey, author=None) -> WordingRevision | None:
     """A new revision of the opened ``survey``'s wording, by ``author``, when it differs from
-    the latest one (or there is none); None otherwise, and always for a draft."""
+    the latest one (or there is none); None otherwise, and always for a draft. A new revision
+    is a new wording version: results cached with the old texts (and the old count of
+    wordings) are not shown again."""
     if survey.is_draft:
         return None
     current = snapshot(survey)
     previous = latest(survey)
     if previous is not None and previous.texts == current:
         return None
+    _new_version(survey)
     return WordingRevision.objects.create(survey=survey, author=author, texts=current)
+
+
+def _new_version(survey: Survey) -> None:
+    Survey.objects.filter(pk=survey.pk).update(wording_version=F("wording_version") + 1)
+    survey.refresh_from_db(fields=["wording_version"])
 
 
 def baseline(survey: Survey) -> WordingRevision | None:
@@ -127,7 +135,9 @@ def _lock(survey: Survey) -> None:
 
 def summary(survey: Survey) -> dict[str, Any]:
     """``count``: the survey's revisions; ``latest``: when the latest one began (None
-    without any). One query."""
+    without any). One query; none for a draft, which has none."""
+    if survey.is_draft:
+        return {"count": 0, "latest": None}
     return survey.revisions.aggregate(count=Count("pk"), latest=Max("created_at"))
 
 
@@ -246,11 +256,9 @@ def correct(survey: Survey, texts: object, author) -> WordingRevision | None:
         if not (survey_changes or question_changes or label_changes):
             return None
         baseline(survey)
-        # A new wording version: results cached with the old texts are not shown again.
-        Survey.objects.filter(pk=survey.pk).update(
-            wording_version=F("wording_version") + 1, **survey_changes
-        )
-        survey.refresh_from_db(fields=["wording_version"])
+        Survey.objects.filter(pk=survey.pk).update(**survey_changes)
+        # A new wording version even when no revision is kept (below): the texts changed.
+        _new_version(survey)
         for field, value in survey_changes.items():
             setattr(survey, field, value)
         for pk, fields in question_changes.items():

@@ -12,6 +12,7 @@ import {
   percent,
   planText,
 } from "./epsilon_core.js";
+import { gettext, interpolate } from "./i18n.js";
 
 const panel = document.getElementById("epsilon-explain");
 const body = document.getElementById("explain-body");
@@ -41,7 +42,7 @@ function groupingSection(data) {
   const texts = groupingTexts(data);
   const section = element("section", "", "mt-3");
   section.setAttribute("aria-labelledby", "grouping-title");
-  const title = element("h3", "For breakdowns by this question", "h6");
+  const title = element("h3", gettext("For breakdowns by this question"), "h6");
   title.id = "grouping-title";
   section.append(title, element("p", texts.advice, "small"));
   if (texts.hint) section.append(element("p", texts.hint, "small fw-semibold text-warning-emphasis"));
@@ -52,14 +53,29 @@ function groupingSection(data) {
 }
 
 function show(data) {
+  const probability = percent(data.truth_probability);
   const truth =
     data.encoding === "unary"
-      ? `Each choice is a separate box; the box of the true answer is ticked with probability ${percent(data.truth_probability)}, the others are ticked at random.`
-      : `We receive the respondent's true answer with probability ${percent(data.truth_probability)}; otherwise a random one.`;
+      ? interpolate(
+          gettext("Each choice is a separate box; the box of the true answer is ticked with probability %(probability)s, the others are ticked at random."),
+          { probability },
+        )
+      : interpolate(
+          gettext("We receive the respondent's true answer with probability %(probability)s; otherwise a random one."),
+          { probability },
+        );
+  const odds = interpolate(
+    gettext("Any answer we receive is at most %(odds)s times more likely from someone with one true answer than from someone with another (odds ratio e^ε)."),
+    { odds: oddsText(data.odds) },
+  );
+  const method = interpolate(gettext("Method: %(mechanism)s. %(reason)s"), {
+    mechanism: data.mechanism,
+    reason: data.reason,
+  });
   body.replaceChildren(
     element("p", truth),
-    element("p", `Any answer we receive is at most ${oddsText(data.odds)} times more likely from someone with one true answer than from someone with another (odds ratio e^ε).`),
-    element("p", `Method: ${data.mechanism}. ${data.reason}`),
+    element("p", odds),
+    element("p", method),
     element("p", marginHeading(data), "mb-1 fw-semibold small"),
     list(marginLines(data)),
     element("p", planText(data), "small mt-2 mb-0"),
@@ -81,7 +97,7 @@ async function update() {
   const epsilon = Number.parseFloat(field("epsilon").value);
   showBudget(epsilon);
   if (field("epsilon").value.trim() === "") {
-    body.replaceChildren(element("p", "Enter an epsilon, for example 1.", "text-body-secondary mb-0"));
+    body.replaceChildren(element("p", gettext("Enter an epsilon, for example 1."), "text-body-secondary mb-0"));
     return;
   }
   const params = explainQuery({
@@ -101,7 +117,7 @@ async function update() {
     if (response.ok) show(data);
     else body.replaceChildren(element("p", data.error, "text-danger mb-0"));
   } catch (error) {
-    if (error.name !== "AbortError") body.replaceChildren(element("p", "Could not load the explanation.", "text-danger mb-0"));
+    if (error.name !== "AbortError") body.replaceChildren(element("p", gettext("Could not load the explanation."), "text-danger mb-0"));
   }
 }
 

@@ -1,6 +1,8 @@
 // The authoring panel's pure parts (see epsilon.js for the DOM glue): the sentences that put
 // the server's planner numbers (the JSON of `epsilon_explain`) into words.
 
+import { gettext, interpolate } from "./i18n.js";
+
 // The site's number formats, as surveys/templatetags/numbers.py writes them on the pages.
 // A share in [0, 1] with one decimal: "12.3%".
 export const percent = (x) => `${(100 * x).toFixed(1)}%`;
@@ -14,29 +16,39 @@ export const epsilonText = (epsilon) =>
   Number(epsilon).toLocaleString("en-US", { maximumSignificantDigits: 6, useGrouping: false });
 
 // Beyond ±100 points a margin only says that the reports tell next to nothing.
-export const points = (m) => (m >= 1 ? "more than ±100 points" : `±${(100 * m).toFixed(1)} points`);
+export const points = (m) =>
+  m >= 1
+    ? gettext("more than ±100 points")
+    : interpolate(gettext("±%(margin)s points"), { margin: (100 * m).toFixed(1) });
 
-export const targetText = (data) => `±${Math.round(100 * data.target_margin)} points`;
+export const targetText = (data) =>
+  interpolate(gettext("±%(margin)s points"), { margin: Math.round(100 * data.target_margin) });
 
 // Respondents needed, or why there is no such number (null: beyond the planner's limit).
 export function respondents(n, limit) {
   return n === null
-    ? `more than ${count(limit)} respondents, out of reach: raise epsilon or accept a wider margin`
-    : `about ${count(n)} respondents`;
+    ? interpolate(
+        gettext("more than %(limit)s respondents, out of reach: raise epsilon or accept a wider margin"),
+        { limit: count(limit) },
+      )
+    : interpolate(gettext("about %(n)s respondents"), { n: count(n) });
 }
 
 // The margins of error list for this question: one line per planned number of respondents.
 export function marginLines(data) {
   const atShare = data.share !== null;
   return data.margins.map(({ n, margin, margin_at_share }) => {
-    const text = atShare ? `${points(margin_at_share)} (worst case ${points(margin)})` : points(margin);
-    return `${count(n)} respondents: ${text}`;
+    const text = atShare
+      ? interpolate(gettext("%(margin)s (worst case %(worst)s)"), { margin: points(margin_at_share), worst: points(margin) })
+      : points(margin);
+    return interpolate(gettext("%(n)s respondents: %(margin)s"), { n: count(n), margin: text });
   });
 }
 
 export function marginHeading(data) {
-  const about = data.share !== null ? `a share near ${percent(data.share)}` : "any estimated percentage";
-  return `Expected margin of error (95%) for ${about}:`;
+  return data.share !== null
+    ? interpolate(gettext("Expected margin of error (95%) for a share near %(share)s:"), { share: percent(data.share) })
+    : gettext("Expected margin of error (95%) for any estimated percentage:");
 }
 
 // How many respondents give the target margin for this question on its own.
@@ -44,8 +56,13 @@ export function planText(data) {
   const target = targetText(data);
   const needed = (n) => respondents(n, data.planner_limit);
   return data.share !== null
-    ? `For ${target} on a share near ${percent(data.share)}: ${needed(data.n_for_5_points_at_share)}. In the worst case: ${needed(data.n_for_5_points)}.`
-    : `For ${target}: ${needed(data.n_for_5_points)}.`;
+    ? interpolate(gettext("For %(target)s on a share near %(share)s: %(needed)s. In the worst case: %(worst)s."), {
+        target,
+        share: percent(data.share),
+        needed: needed(data.n_for_5_points_at_share),
+        worst: needed(data.n_for_5_points),
+      })
+    : interpolate(gettext("For %(target)s: %(needed)s."), { target, needed: needed(data.n_for_5_points) });
 }
 
 // The words for a grouping question ("used for breakdowns"), from `data.grouping`: the advice,
@@ -55,31 +72,49 @@ export function groupingTexts(data) {
   const g = data.grouping;
   const target = targetText(data);
   const needed = (n) => respondents(n, data.planner_limit);
-  const suggested = epsilonText(g.suggested_epsilon);
-  const assumption =
-    `The question broken down is not known yet, so these figures assume a yes/no question at this site's default epsilon (${epsilonText(g.other_epsilon)}), ` +
-    "and the least favourable share of its answers within the group.";
+  const assumption = interpolate(
+    gettext("The question broken down is not known yet, so these figures assume a yes/no question at this site's default epsilon (%(epsilon)s), and the least favourable share of its answers within the group."),
+    { epsilon: epsilonText(g.other_epsilon) },
+  );
   if (g.group_share === null) {
     return {
       advice: g.advice,
       hint: g.hint,
       heading: null,
       margins: [],
-      plan: "Enter the expected size of a group, in percent of all respondents, to see how many respondents a breakdown by this question needs.",
+      plan: gettext("Enter the expected size of a group, in percent of all respondents, to see how many respondents a breakdown by this question needs."),
       assumption: null,
     };
   }
-  const group = `a group of ${percent(g.group_share)} of respondents`;
-  const atSuggestion = g.below_suggestion
-    ? ` At the suggested epsilon of ${suggested}: ${needed(g.n_for_5_points_at_suggestion)}.`
-    : "";
+  const group = percent(g.group_share);
+  const plan = g.below_suggestion
+    ? interpolate(
+        gettext("For %(target)s on the share of an answer within a group of %(group)s of respondents: %(needed)s. At the suggested epsilon of %(suggested)s: %(at_suggestion)s."),
+        {
+          target,
+          group,
+          needed: needed(g.n_for_5_points),
+          suggested: epsilonText(g.suggested_epsilon),
+          at_suggestion: needed(g.n_for_5_points_at_suggestion),
+        },
+      )
+    : interpolate(
+        gettext("For %(target)s on the share of an answer within a group of %(group)s of respondents: %(needed)s."),
+        { target, group, needed: needed(g.n_for_5_points) },
+      );
   return {
     advice: g.advice,
     hint: g.hint,
-    heading: `Expected margin of error (95%) for the share of an answer within ${group}:`,
+    heading: interpolate(
+      gettext("Expected margin of error (95%) for the share of an answer within a group of %(group)s of respondents:"),
+      { group },
+    ),
     margins: g.margins.map(({ n, margin }) =>
-      `${count(n)} respondents: ${margin === null ? "out of reach" : points(margin)}`),
-    plan: `For ${target} on the share of an answer within ${group}: ${needed(g.n_for_5_points)}.${atSuggestion}`,
+      interpolate(gettext("%(n)s respondents: %(margin)s"), {
+        n: count(n),
+        margin: margin === null ? gettext("out of reach") : points(margin),
+      })),
+    plan,
     assumption,
   };
 }
@@ -97,9 +132,13 @@ export function explainQuery({ epsilon, kind, choices, override, share, grouping
 export function budgetText(budget, epsilon) {
   const total = budget.others + (Number.isFinite(epsilon) ? epsilon : 0);
   const over = total > budget.limit + 1e-9;
+  const values = { total: epsilonText(total), limit: epsilonText(budget.limit) };
   const text = over
-    ? `Survey total with this question: ${epsilonText(total)}, above this site's limit of ${epsilonText(budget.limit)} per survey: the question cannot be saved with this value. Lower this or another question's epsilon.`
-    : `Survey total with this question: ${epsilonText(total)} of ${epsilonText(budget.limit)} allowed.`;
+    ? interpolate(
+        gettext("Survey total with this question: %(total)s, above this site's limit of %(limit)s per survey: the question cannot be saved with this value. Lower this or another question's epsilon."),
+        values,
+      )
+    : interpolate(gettext("Survey total with this question: %(total)s of %(limit)s allowed."), values);
   return { text, over };
 }
 

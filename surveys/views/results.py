@@ -22,7 +22,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpRe
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from surveys import ldp, results, revisions, schedule
+from surveys import ldp, results, schedule
 from surveys.views.access import get_survey
 
 CSV_CHUNK = 64 * 1024
@@ -45,7 +45,6 @@ def survey_results(request: HttpRequest, pk: int) -> HttpResponse:
             "target_points": round(100 * results.TARGET_MARGIN),
             "planner_limit": ldp.MAX_PLANNED_RESPONDENTS,
             "cache_seconds": results.CACHE_SECONDS,
-            "wordings": revisions.summary(survey),  # which wording respondents saw, since when
         },
     )
 
