@@ -140,14 +140,19 @@ def breakdown_results(
 
     Like the dashboard's, the results are cached under the survey's results snapshot for
     the number of responses they count, with the questions and groups: ``snapshot``, which
-    also keys the page's cached fragment. A view with nothing new computes nothing."""
-    counts = pair_counts(survey, group, question)
+    also keys the page's cached fragment. A view with nothing new reads the cache only: not
+    even the pair's counts, which are folded forward when there is something new."""
     compared = "-".join(map(str, compare or ()))
-    key = f"{snapshot(survey, counts.n)}-{question.pk}-{group.pk}-{compared}"
-    computed = cache.get(f"breakdown:{key}")
+
+    def key(n: int) -> str:
+        return f"{snapshot(survey, n)}-{question.pk}-{group.pk}-{compared}"
+
+    computed = cache.get(f"breakdown:{key(survey.response_count)}")
     if computed is None:
-        computed = {**_computed(survey, question, group, compare, counts), "snapshot": key}
-        cache.set(f"breakdown:{key}", computed, CACHE_SECONDS)
+        counts = pair_counts(survey, group, question)
+        computed = _computed(survey, question, group, compare, counts)
+        computed["snapshot"] = key(counts.n)
+        cache.set(f"breakdown:{computed['snapshot']}", computed, CACHE_SECONDS)
     return computed
 
 

@@ -7,6 +7,8 @@ import re
 
 import numpy as np
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from surveys import joint
@@ -102,6 +104,24 @@ def test_the_page_shows_groups_difference_and_test(client, survey):
     dashboard = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
     assert f'action="{reverse("question-breakdown", args=[survey.pk, yes_no.pk])}"' in dashboard
     assert f'<option value="{groups.pk}">' in dashboard
+
+
+def test_a_view_with_nothing_new_reads_neither_reports_nor_pair_counts(client, survey):
+    yes_no, groups = survey.ordered_questions()
+    client.force_login(survey.owner)
+    page = url("question-breakdown", survey, yes_no, by=groups.pk)
+    assert "From <strong>3,000</strong> responses." in client.get(page).content.decode()
+    with CaptureQueriesContext(connection) as queries:
+        again = client.get(page).content.decode()
+    tables = " ".join(query["sql"] for query in queries.captured_queries)
+    assert "surveys_pairtally" not in tables and "surveys_submission" not in tables
+    assert "From <strong>3,000</strong> responses." in again
+    simulate_responses(  # something new: folded in
+        survey, 10, {groups.pk: GROUPS, yes_no.pk: [0.5, 0.5]}, seed=6,
+    )
+    assert "From <strong>3,010</strong> responses." in client.get(page).content.decode()
+    latest = Submission.objects.filter(survey=survey).latest("pk").pk
+    assert PairTally.objects.get().through == latest
 
 
 def test_the_csv_has_a_row_per_group_and_answer(client, survey):
