@@ -41,7 +41,7 @@ def test_the_owner_shares_with_a_viewer_who_reads_the_results_but_cannot_edit(
     audit = axe
     sign_in(page, live_server, "alice")
     page.goto(live_server.url + reverse("survey-detail", args=[survey.pk]))
-    assert page.get_by_role("link", name=AUTHORING).count() == 5  # what the viewer won't see
+    assert page.get_by_role("link", name=AUTHORING).count() == 6  # what the viewer won't see
     page.get_by_role("link", name="Sharing").click()
     page.wait_for_url(f"**{reverse('survey-sharing', args=[survey.pk])}")
     page.get_by_label("Username or email").fill("mallory")

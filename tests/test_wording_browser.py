@@ -27,7 +27,7 @@ def test_a_researcher_fixes_a_typo_and_the_export_names_both_wordings(
     page.wait_for_url(f"**{survey.get_absolute_url()}")
     page.get_by_text("The wording was corrected").wait_for()
     assert "Have you ever cheated?" in page.inner_text("main")
-    assert "Wording revisions: 2" in page.inner_text("main")
+    assert "Respondents saw 2 wordings" in page.inner_text("main")
 
     export = page.request.get(live_server.url + reverse("export-metadata", args=[survey.pk]))
     assert export.ok

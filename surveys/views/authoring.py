@@ -91,6 +91,7 @@ def survey_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "problems": survey.readiness_problems() if survey.is_draft else [],
         "public_url": survey_link(request, survey),
         "distribute": survey.link_works_for_anyone,  # offer to copy it, and its QR code
+        "wordings": revisions.summary(survey),
     }
     return render(request, "surveys/survey_detail.html", context)
 
