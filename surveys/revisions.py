@@ -249,6 +249,8 @@ def correct(survey: Survey, texts: object, author) -> WordingRevision | None:
     dict of errors keyed like the wording form's fields ("title", "q<id>-text",
     "q<id>-label<i>").
     """
+    if survey.is_draft:  # nobody saw its wording: its own pages change anything about it
+        raise ValidationError(_("Only an opened survey's wording is corrected."), code="draft")
     with transaction.atomic():
         _lock(survey)
         questions = list(survey.ordered_questions())

@@ -204,10 +204,11 @@ def test_a_survey_opened_before_revisions_gets_its_earlier_wording_first(survey,
     assert new.created_at > old.created_at
 
 
-def test_a_draft_has_no_revisions_even_when_its_texts_change(researcher, make_survey):
+def test_a_drafts_wording_is_not_corrected_but_edited_on_its_pages(researcher, make_survey):
     draft = make_survey(researcher)
-    assert draft.correct_wording({"title": "Other"}, researcher) is None
-    assert Survey.objects.get(pk=draft.pk).title == "Other"
+    with pytest.raises(ValidationError, match="Only an opened survey"):
+        draft.correct_wording({"title": "Other"}, researcher)
+    assert Survey.objects.get(pk=draft.pk).title != "Other"
     assert not draft.revisions.exists()
 
 
