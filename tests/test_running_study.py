@@ -267,7 +267,8 @@ def test_an_open_surveys_results_page_updates_itself(client, open_survey):
     page = client.get(reverse("survey-results", args=[open_survey.pk])).content.decode()
     assert "surveys/results_live.js" in page
     assert f'data-json-url="{reverse("survey-results-json", args=[open_survey.pk])}"' in page
-    assert 'data-responses="0"' in page and 'id="live-status" role="status"' in page
+    snapshot = client.get(reverse("survey-results-json", args=[open_survey.pk])).json()["snapshot"]
+    assert f'data-snapshot="{snapshot}"' in page and 'id="live-status" role="status"' in page
     for part in ("results-status", "results-summary", "results-body"):
         assert f'id="{part}" data-live' in page
     open_survey.close()

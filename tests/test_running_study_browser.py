@@ -67,6 +67,11 @@ def test_the_results_page_shows_a_response_soon_after_it_arrives(
     assert page.eval_on_selector_all("#results-body details", "all => all.map(d => d.open)") == [
         False, True,
     ]
+
+    # A corrected wording is a change of the results shown: the page follows it too.
+    yes_no = survey.ordered_questions()[0]
+    survey.correct_wording({"questions": {str(yes_no.pk): {"text": "Did you ever cheat?"}}})
+    page.wait_for_selector("#results-body h2:has-text('Did you ever cheat?')")
     assert page.evaluate(
         "document.activeElement === document.querySelectorAll('#results-body summary')[1]"
     )

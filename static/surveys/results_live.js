@@ -1,5 +1,5 @@
 // The results page of an open survey, kept up to date: every few seconds it asks the results
-// JSON whether responses arrived and, when they did, fetches the page again and swaps in its
+// JSON whether its results changed and, when they did, fetches the page again and swaps in its
 // parts marked data-live (the status, the counts and the question cards), keeping which
 // details are open, the choices made in menus and the keyboard focus. Paused while the tab
 // is hidden. The pure parts are in results_live_core.js.
@@ -10,7 +10,7 @@ const note = document.getElementById("live-note");
 const status = document.getElementById("live-status");
 const FOCUSABLE = "a[href], button, input, select, textarea, summary, [tabindex]";
 
-let shown = { responses: Number(note.dataset.responses), status: "open" };
+let shown = { snapshot: note.dataset.snapshot, status: "open" };
 let failing = false;
 
 const say = (template) => {

@@ -10,13 +10,15 @@ export function atTime(template, date) {
   return template.replace("%(time)s", time);
 }
 
-// What the page shows of the results JSON: enough to tell whether it is out of date.
-export const shownOf = (data) => ({ responses: data.survey.responses, status: data.survey.status });
+// What the page shows of the results JSON: enough to tell whether it is out of date. The
+// snapshot changes exactly when the results do: a response arrived, or the wording was
+// corrected.
+export const shownOf = (data) => ({ snapshot: data.snapshot, status: data.survey.status });
 
-// Whether the page must be redrawn: responses arrived (or were deleted), or the survey closed.
+// Whether the page must be redrawn: the results changed, or the survey closed.
 export function changed(shown, data) {
   const now = shownOf(data);
-  return now.responses !== shown.responses || now.status !== shown.status;
+  return now.snapshot !== shown.snapshot || now.status !== shown.status;
 }
 
 // Calls `check` every `interval` ms, one call at a time, none while paused; `resume` checks at

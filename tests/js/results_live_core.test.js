@@ -5,7 +5,7 @@ import { test } from "node:test";
 
 import { POLL_MS, atTime, changed, poller, shownOf } from "../../static/surveys/results_live_core.js";
 
-const data = (responses, status = "open") => ({ survey: { responses, status }, questions: [] });
+const data = (snapshot, status = "open") => ({ snapshot, survey: { status }, questions: [] });
 
 // Timers that run only when told to: `fire()` runs the pending one.
 function fakeTimers() {
@@ -40,12 +40,12 @@ test("it writes the time of the update", () => {
   assert.equal(atTime("Actualizado a las %(time)s", new Date(2026, 0, 2, 22, 42, 0)), "Actualizado a las 22:42:00");
 });
 
-test("it redraws only when responses arrive or the survey closes", () => {
-  const shown = shownOf(data(3));
-  assert.deepEqual(shown, { responses: 3, status: "open" });
-  assert.equal(changed(shown, data(3)), false);
-  assert.equal(changed(shown, data(4)), true);
-  assert.equal(changed(shown, data(3, "closed")), true);
+test("it redraws only when the results change (responses, wording) or the survey closes", () => {
+  const shown = shownOf(data("a1"));
+  assert.deepEqual(shown, { snapshot: "a1", status: "open" });
+  assert.equal(changed(shown, data("a1")), false);
+  assert.equal(changed(shown, data("b2")), true);
+  assert.equal(changed(shown, data("a1", "closed")), true);
 });
 
 test("it checks one at a time, pauses while hidden, checks at once when shown again", async () => {
