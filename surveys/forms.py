@@ -232,20 +232,20 @@ class TranslationForm(forms.Form):
     def texts(self) -> dict:
         """The translation's texts (``SurveyTranslation.texts``) from the valid form."""
         data = self.cleaned_data
+        questions = {}
+        for question in self.questions:
+            prefix = f"q{question.pk}-"
+            labels = [f"{prefix}label{i}" for i in range(len(question.labels()))]
+            questions[str(question.pk)] = {
+                "text": data.get(prefix + "text", ""),
+                "help_text": data.get(prefix + "help_text", ""),
+                # None for a yes/no question: its answers are the site's own words.
+                "labels": [data.get(name, "") for name in labels if name in self.fields],
+            }
         return {
             "title": data.get("title", ""),
             "introduction": data.get("introduction", ""),
-            "questions": {
-                str(question.pk): {
-                    "text": data.get(f"q{question.pk}-text", ""),
-                    "help_text": data.get(f"q{question.pk}-help_text", ""),
-                    "labels": [
-                        data.get(f"q{question.pk}-label{i}", "")
-                        for i in range(len(question.labels()))
-                    ],
-                }
-                for question in self.questions
-            },
+            "questions": questions,
         }
 
 

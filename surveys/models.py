@@ -548,10 +548,16 @@ def max_length(model: type[models.Model], field: str) -> int:
     return model._meta.get_field(field).max_length
 
 
+SURVEY_TEXTS = frozenset({"title", "introduction", "questions"})
+QUESTION_TEXTS = frozenset({"text", "help_text", "labels"})
+"""The keys of a survey's texts, and of each question's under "questions": in translations
+(``SurveyTranslation.texts``) and in corrections (``surveys.revisions.correct``)."""
+
+
 def validate_translation_texts(texts: object) -> None:
     """What a translation's ``texts`` may hold (see ``SurveyTranslation``): those keys only,
     strings (labels: a list of strings), each no longer than the field it translates."""
-    if not isinstance(texts, dict) or not texts.keys() <= {"title", "introduction", "questions"}:
+    if not isinstance(texts, dict) or not texts.keys() <= SURVEY_TEXTS:
         raise ValidationError(_(
             'The texts must be an object with "title", "introduction" and "questions", '
             "each optional."
@@ -562,9 +568,8 @@ def validate_translation_texts(texts: object) -> None:
     if not isinstance(questions, dict):
         raise ValidationError(_('"questions" must be an object: question id -> its texts.'))
     for pk, question in questions.items():
-        if not (pk.isdigit() and isinstance(question, dict)) or not question.keys() <= {
-            "text", "help_text", "labels",
-        }:
+        valid = pk.isdigit() and isinstance(question, dict) and question.keys() <= QUESTION_TEXTS
+        if not valid:
             raise ValidationError(_(
                 'Each question\'s texts go under its id, in an object with "text", '
                 '"help_text" and "labels", each optional.'

@@ -32,7 +32,15 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from surveys.forms import language_name
-from surveys.models import Choice, Question, Survey, WordingRevision, max_length
+from surveys.models import (
+    QUESTION_TEXTS,
+    SURVEY_TEXTS,
+    Choice,
+    Question,
+    Survey,
+    WordingRevision,
+    max_length,
+)
 
 MECHANISM_MESSAGE = gettext_lazy(
     "The number and order of answers, the question type, epsilon and mechanism cannot change "
@@ -47,8 +55,6 @@ MECHANISM_KEYS = frozenset(
 """Keys of a correction that name what reports were randomized with: refused with
 ``MECHANISM_MESSAGE`` wherever they appear."""
 
-SURVEY_KEYS = frozenset({"title", "introduction", "questions"})
-QUESTION_KEYS = frozenset({"text", "help_text", "labels"})
 
 
 def snapshot(survey: Survey) -> dict[str, Any]:
@@ -295,8 +301,8 @@ def _plan(
     only what differs. Raises ValidationError as ``correct`` says."""
     if not isinstance(texts, dict):
         raise ValidationError(_("The corrected texts must be an object."))
-    if texts.keys() - SURVEY_KEYS:
-        raise _unknown(set(texts.keys() - SURVEY_KEYS))
+    if texts.keys() - SURVEY_TEXTS:
+        raise _unknown(set(texts.keys() - SURVEY_TEXTS))
     given = texts.get("questions", {})
     if not isinstance(given, dict):
         raise ValidationError(_('"questions" must be an object: question id -> its texts.'))
@@ -339,8 +345,8 @@ def _plan(
         if not isinstance(corrected, dict):
             raise ValidationError(_("Question %(id)s: its texts must be an object.")
                                   % {"id": question.pk})
-        if corrected.keys() - QUESTION_KEYS:
-            raise _unknown(set(corrected.keys() - QUESTION_KEYS))
+        if corrected.keys() - QUESTION_TEXTS:
+            raise _unknown(set(corrected.keys() - QUESTION_TEXTS))
         prefix = f"q{question.pk}-"
         fields = {
             "text": text(prefix + "text", corrected.get("text"), question.text,

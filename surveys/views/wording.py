@@ -143,8 +143,7 @@ def survey_wording(request: HttpRequest, pk: int) -> HttpResponse:
                     "the earlier wording is kept in the survey's wording history."
                 ))
             return redirect(survey)
-    summary = revisions.summary(survey)
-    context = {"survey": survey, "form": form, "revisions": summary}
+    context = {"survey": survey, "form": form, "wordings": revisions.summary(survey)}
     return render(request, "surveys/wording_form.html", context, status=status)
 
 
