@@ -1,4 +1,4 @@
-"""Coverage of the 95% intervals of surveys/ldp.py (not a test).
+"""Coverage of the 95% intervals of surveys/ldp/mechanisms.py (not a test).
 
 Run: .venv/bin/python bench/bench_coverage.py [--replicates R] [--workers W]
 

@@ -1,4 +1,4 @@
-"""Coverage, test size and power, and speed of the breakdowns of surveys/joint.py (not a test).
+"""Coverage, test size and power, and speed of the breakdowns of surveys/ldp/joint.py (not a test).
 
 Run: .venv/bin/python bench/bench_joint.py [--replicates R] [--workers W] [--quick]
 
@@ -43,7 +43,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from surveys import joint, ldp  # noqa: E402
+from surveys import ldp  # noqa: E402
+from surveys.ldp import joint
 
 SEED = 20250105
 SIZES = (300, 2000, 10_000)

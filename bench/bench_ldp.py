@@ -1,4 +1,4 @@
-"""Benchmark of surveys/ldp.py (not a test). Run: .venv/bin/python bench/bench_ldp.py
+"""Benchmark of surveys/ldp/mechanisms.py (not a test). Run: .venv/bin/python bench/bench_ldp.py
 
 1. ``estimate`` from support counts for n = 1e3, 1e6, 1e9 reports: the cost must not grow
    with n (it only sees k counts). Shown in microseconds and as a multiple of a baseline

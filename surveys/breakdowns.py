@@ -5,7 +5,7 @@ reports only.
 to date: each view folds in only the submissions that arrived since the last one, so a view
 after the first reads one row, and a busy survey's view reads a handful of new submissions.
 ``breakdown_results`` turns them into what the breakdown page, its JSON and its CSV show; the
-mathematics is in ``surveys.joint``.
+mathematics is in ``surveys.ldp.joint``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ import numpy as np
 from django.core.cache import cache
 from django.db.models import F, Func, TextField
 
-from surveys import joint, ldp
+from surveys import ldp
+from surveys.ldp import joint
 from surveys.models import PairTally, Question, Survey
 from surveys.results import CACHE_SECONDS, snapshot
 

@@ -5,7 +5,8 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 from django.utils.html import escape
 
-from surveys import joint, ldp
+from surveys import ldp
+from surveys.ldp import joint
 from surveys.models import (
     EPSILON_TOO_SMALL,
     TOTAL_EPSILON,

@@ -11,8 +11,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from surveys import joint
 from surveys.breakdowns import pair_counts
+from surveys.ldp import joint
 from surveys.models import PairTally, Submission, Survey
 from surveys.simulate import simulate_responses
 from tests.test_escaping_browser import sign_in

@@ -1,4 +1,4 @@
-"""Breakdowns (surveys.joint): counting, estimation, intervals, the association test, planning.
+"""Breakdowns (surveys.ldp.joint): counting, estimation, intervals, the association test, planning.
 
 Statistical tests use fixed seeds and tolerances from sampling theory, stated at each test
 (never tuned until passing): a rate estimated from R studies has binomial standard error
@@ -12,7 +12,8 @@ import time
 import numpy as np
 import pytest
 
-from surveys import joint, ldp
+from surveys import ldp
+from surveys.ldp import joint
 
 
 def simulate(mech_a, mech_b, pi, n, rng):

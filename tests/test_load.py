@@ -12,7 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from surveys import joint, ldp
+from surveys import ldp
+from surveys.ldp import joint
 from tests.load import (
     Outcome,
     Unreachable,

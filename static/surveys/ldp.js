@@ -1,8 +1,8 @@
 // Local differential privacy in the browser: randomize one answer before it leaves the device.
-// Twin of surveys/ldp.py (the server side); tests/ldp_vectors.json keeps the two in step.
+// Twin of surveys/ldp/mechanisms.py (the server side); tests/ldp_vectors.json keeps the two in step.
 // Plain ES module, no DOM. Randomness comes only from crypto.getRandomValues.
 //
-// A spec is what surveys/ldp.py's Mechanism.spec() returns, e.g.
+// A spec is what surveys/ldp/mechanisms.py's Mechanism.spec() returns, e.g.
 //   {mechanism: "rr", encoding: "bit", k: 2, epsilon: 1, p: 0.731, q: 0.731, ...}
 // encoding "bit":   P(report 1 | answer 1) = p, P(report 0 | answer 0) = q.
 // encoding "index": report the answer with probability p, else one of the k - 1 others
@@ -61,7 +61,7 @@ function isProbability(x) {
   return typeof x === "number" && x > 0 && x < 1;
 }
 
-// Exact epsilon of the spec's probabilities (same formulas as surveys/ldp.py).
+// Exact epsilon of the spec's probabilities (same formulas as surveys/ldp/mechanisms.py).
 function epsilonOf(encoding, p, q) {
   if (encoding === "bit") return Math.log(Math.max(p / (1 - q), q / (1 - p)));
   if (encoding === "index") return Math.log(p / q);

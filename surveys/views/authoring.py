@@ -14,8 +14,9 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from surveys import joint, ldp, revisions, schedule
+from surveys import ldp, revisions, schedule
 from surveys.forms import ConfirmDeleteForm, QuestionForm, SurveyForm
+from surveys.ldp import joint
 from surveys.models import (
     FROZEN_MESSAGE,
     TOTAL_EPSILON,

@@ -22,7 +22,6 @@ frequency estimation with consistency" (NDSS 2020). Guide: docs/ldp.md.
 
 from __future__ import annotations
 
-import json
 import math
 import numbers
 from collections.abc import Callable
@@ -1151,7 +1150,3 @@ def test_vectors() -> dict[str, Any]:
             {"spec": m.spec(), "matrix": m.matrix().tolist()} for m in binary + categorical
         ],
     }
-
-
-if __name__ == "__main__":
-    print(json.dumps(test_vectors(), indent=1))

@@ -59,7 +59,7 @@ from typing import Any
 
 import numpy as np
 
-from surveys import ldp
+from . import mechanisms as ldp
 
 JOINT_DESCRIPTION: str = (
     "Maximum-likelihood joint shares under the exact randomization probabilities of both "
