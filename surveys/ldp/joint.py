@@ -60,6 +60,7 @@ from typing import Any
 import numpy as np
 
 from . import mechanisms as ldp
+from ._checks import check_n, is_integer, is_real, read_only
 
 JOINT_DESCRIPTION: str = (
     "Maximum-likelihood joint shares under the exact randomization probabilities of both "
@@ -138,7 +139,7 @@ class PairCounts:
     b: np.ndarray
 
     def __post_init__(self) -> None:
-        if not (ldp._is_integer(self.n) and self.n >= 0):
+        if not (is_integer(self.n) and self.n >= 0):
             raise ValueError(f"n must be a whole number >= 0, got {self.n!r}")
         for name in ("joint", "a", "b"):
             array = np.array(getattr(self, name))
@@ -204,7 +205,7 @@ class PairCounts:
         if not isinstance(data, dict) or set(data) != {"n", "joint", "a", "b"}:
             raise ValueError("pair counts must be a dict with exactly the keys n, joint, a, b")
         n = data["n"]
-        if not (ldp._is_integer(n) and n >= 0):
+        if not (is_integer(n) and n >= 0):
             raise ValueError(f"n must be a whole number >= 0, got {n!r}")
         a, b = _int_array("a", data["a"], 1), _int_array("b", data["b"], 1)
         joint = data["joint"]
@@ -709,12 +710,6 @@ def _association(side_a: _Side, side_b: _Side, counts: PairCounts) -> Associatio
 # Results ----------------------------------------------------------------------------------------
 
 
-def _read_only(a: np.ndarray) -> np.ndarray:
-    a = np.array(a)
-    a.setflags(write=False)
-    return a
-
-
 def _floats(a: np.ndarray) -> Any:
     """Nested lists of floats with NaN -> None."""
     if np.ndim(a) == 0:
@@ -780,7 +775,7 @@ class Breakdown:
         """Share of each answer in ``group_1`` minus in ``group_2``, with MOVER intervals."""
         k_a = self.group_share.size
         for g in (group_1, group_2):
-            if not (ldp._is_integer(g) and 0 <= g < k_a):
+            if not (is_integer(g) and 0 <= g < k_a):
                 raise ValueError(f"groups must be whole numbers from 0 to {k_a - 1}, got {g!r}")
         g1, g2 = int(group_1), int(group_2)
         estimate = self.share[g1] - self.share[g2]
@@ -804,7 +799,7 @@ class Breakdown:
             high = np.where(unknown, high, np.maximum(mover_high, estimate))
         elif g1 == g2:
             low = high = np.where(np.isfinite(estimate), 0.0, np.nan)
-        return Difference(g1, g2, _read_only(estimate), _read_only(low), _read_only(high))
+        return Difference(g1, g2, read_only(estimate), read_only(low), read_only(high))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable copy (NaN -> None)."""
@@ -839,9 +834,9 @@ def breakdown(
         unknown_a, unknown = np.full(k_a, np.nan), np.full((k_a, k_b), np.nan)
         zeros, ones = np.zeros((k_a, k_b)), np.ones((k_a, k_b))
         return Breakdown(
-            0, *map(_read_only, (unknown_a, zeros[:, 0], ones[:, 0], unknown_a)),
-            *map(_read_only, (unknown, zeros, ones, unknown, zeros, ones)),
-            _read_only(np.ones(k_a, dtype=bool)), _association(side_a, side_b, counts),
+            0, *map(read_only, (unknown_a, zeros[:, 0], ones[:, 0], unknown_a)),
+            *map(read_only, (unknown, zeros, ones, unknown, zeros, ones)),
+            read_only(np.ones(k_a, dtype=bool)), _association(side_a, side_b, counts),
         )
     pi = _fit(side_a, side_b, counts)
     unbiased = _unbiased(side_a, side_b, counts)
@@ -867,17 +862,17 @@ def breakdown(
     group_low, group_high = _widen(*mech_a.intervals(counts.a, n, confidence), rows)
     return Breakdown(
         n=n,
-        group_share=_read_only(rows),
-        group_ci_low=_read_only(group_low),
-        group_ci_high=_read_only(group_high),
-        group_size=_read_only(n * rows),
-        joint=_read_only(pi),
-        joint_ci_low=_read_only(joint_low),
-        joint_ci_high=_read_only(joint_high),
-        share=_read_only(share),
-        share_ci_low=_read_only(share_low),
-        share_ci_high=_read_only(share_high),
-        small_group=_read_only(small),
+        group_share=read_only(rows),
+        group_ci_low=read_only(group_low),
+        group_ci_high=read_only(group_high),
+        group_size=read_only(n * rows),
+        joint=read_only(pi),
+        joint_ci_low=read_only(joint_low),
+        joint_ci_high=read_only(joint_high),
+        share=read_only(share),
+        share_ci_low=read_only(share_low),
+        share_ci_high=read_only(share_high),
+        small_group=read_only(small),
         association=_association(side_a, side_b, counts),
         _model=model,
     )
@@ -899,11 +894,11 @@ def _share_variance_times_n(
     (None: the worst over [0, 1]) and the other answers share the rest evenly. Worst over the
     group and the answer among categories 0 and 1, which covers every case: mechanisms with
     k >= 3 treat all categories alike. O(k^2) per answer share."""
-    if not (ldp._is_real(group_share) and 0 < group_share <= 1):
+    if not (is_real(group_share) and 0 < group_share <= 1):
         raise ValueError(f"group_share must be a number in (0, 1], got {group_share!r}")
     if answer_share is None:
         thetas = _PLANNING_SHARES
-    elif ldp._is_real(answer_share) and 0 <= answer_share <= 1:
+    elif is_real(answer_share) and 0 <= answer_share <= 1:
         thetas = np.array([float(answer_share)])
     else:
         raise ValueError(
@@ -942,7 +937,7 @@ def margin_within_group(
     expected share of the answer within the group; None takes the worst case. n = 0 gives
     infinity."""
     variance_times_n = _share_variance_times_n(mech_a, mech_b, group_share, answer_share)
-    n = ldp._check_n(n)
+    n = check_n(n)
     z = ldp.z_value(confidence)
     return math.inf if n == 0 else z * math.sqrt(variance_times_n / n)
 
@@ -957,7 +952,7 @@ def n_for_margin_within_group(
 ) -> int:
     """Smallest n with ``margin_within_group(...) <= margin``. ValueError for a margin outside
     (0, 1) or a target needing more than ``ldp.MAX_PLANNED_RESPONDENTS`` respondents."""
-    if not (ldp._is_real(margin) and math.isfinite(margin) and 0 < margin < 1):
+    if not (is_real(margin) and math.isfinite(margin) and 0 < margin < 1):
         raise ValueError(f"margin must be a number strictly between 0 and 1, got {margin!r}")
     z = ldp.z_value(confidence)
     needed = z * z * _share_variance_times_n(mech_a, mech_b, group_share, answer_share) / margin**2

@@ -23,13 +23,14 @@ frequency estimation with consistency" (NDSS 2020). Guide: docs/ldp.md.
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
 
 import numpy as np
+
+from ._checks import check_n, check_probability, is_integer, is_real, read_only
 
 Z95: float = 1.959963984540054
 """Two-sided 95% standard normal quantile."""
@@ -81,7 +82,7 @@ HEADLINE_DESCRIPTION: str = (
 
 def z_value(confidence: float) -> float:
     """Two-sided standard normal quantile for ``confidence`` in (0, 1); 0.95 -> ~1.96."""
-    if not (_is_real(confidence) and 0 < confidence < 1):
+    if not (is_real(confidence) and 0 < confidence < 1):
         raise ValueError(
             f"confidence must be a number strictly between 0 and 1, got {confidence!r}"
         )
@@ -118,17 +119,8 @@ def project_simplex(v: Any) -> np.ndarray:
     return np.maximum(x - cumulative[rho] / (rho + 1), 0.0)
 
 
-def _is_real(x: object) -> bool:
-    return isinstance(x, numbers.Real) and not isinstance(x, bool)
-
-
-def _is_integer(x: object) -> bool:
-    # The first test is the common case (JSON integers) and much faster than the ABC check.
-    return type(x) is int or (isinstance(x, numbers.Integral) and not isinstance(x, bool))
-
-
 def _check_epsilon(epsilon: object) -> float:
-    if not (_is_real(epsilon) and math.isfinite(epsilon) and MIN_EPSILON <= epsilon <= MAX_EPSILON):
+    if not (is_real(epsilon) and math.isfinite(epsilon) and MIN_EPSILON <= epsilon <= MAX_EPSILON):
         raise ValueError(
             f"epsilon must be a number from MIN_EPSILON = {MIN_EPSILON:g} to {MAX_EPSILON:g}, "
             f"got {epsilon!r}"
@@ -137,29 +129,12 @@ def _check_epsilon(epsilon: object) -> float:
 
 
 def _check_k(k: object) -> int:
-    if not (_is_integer(k) and 2 <= k <= MAX_CATEGORIES):
+    if not (is_integer(k) and 2 <= k <= MAX_CATEGORIES):
         raise ValueError(
             f"the number of categories k must be a whole number from 2 to {MAX_CATEGORIES}, "
             f"got {k!r}"
         )
     return int(k)
-
-
-def _check_probability(name: str, value: object) -> float:
-    if not (_is_real(value) and 0 < value < 1):
-        raise ValueError(f"{name} must be a number strictly between 0 and 1, got {value!r}")
-    return float(value)
-
-
-def _check_n(n: object) -> int:
-    if not (_is_integer(n) and n >= 0):
-        raise ValueError(f"n (the number of reports) must be a whole number >= 0, got {n!r}")
-    return int(n)
-
-
-def _read_only(a: np.ndarray) -> np.ndarray:
-    a.setflags(write=False)
-    return a
 
 
 _ERFC_COEFFICIENTS = (
@@ -439,8 +414,8 @@ class Mechanism:
         self.name = name
         self.label = label
         self.k = _check_k(k)
-        self.p = _check_probability("p", p)
-        self.q = _check_probability("q", q)
+        self.p = check_probability("p", p)
+        self.q = check_probability("q", q)
         self.p_bar = 1 - self.p if p_bar is None else float(p_bar)
         self.q_bar = 1 - self.q if q_bar is None else float(q_bar)
         self._params = dict(params)
@@ -510,7 +485,7 @@ class Mechanism:
     def validate_report(self, report: object) -> int | tuple[int, ...]:
         """Parse one report decoded from JSON; raise ValueError with a human message if bad.
         Here: a JSON integer in [0, k) (not a bool, float or string)."""
-        if not _is_integer(report) or not 0 <= report < self.k:
+        if not is_integer(report) or not 0 <= report < self.k:
             if self.encoding == "bit":
                 raise ValueError(f"a yes/no report must be the number 0 or 1, got {report!r}")
             raise ValueError(
@@ -551,7 +526,7 @@ class Mechanism:
     def _check_counts(self, counts: Any, n: int, need_reports: bool = True) -> np.ndarray:
         """Integer support counts of shape (..., k), each in [0, n]; for "bit" and "index"
         every report supports exactly one category, so each row must sum to n."""
-        n = _check_n(n)
+        n = check_n(n)
         if need_reports and n == 0:
             raise ValueError("no reports (n = 0): nothing to estimate")
         c = np.asarray(counts)
@@ -690,7 +665,7 @@ class Mechanism:
         cost does not grow with n. Counts of shape (..., k); n = 0 gives [0, 1].
         """
         c = self._check_counts(counts, n, need_reports=False)
-        alpha = 1 - _check_probability("confidence", confidence)
+        alpha = 1 - check_probability("confidence", confidence)
         shape = c.shape
         if n == 0:
             return np.zeros(shape), np.ones(shape)
@@ -706,10 +681,10 @@ class Mechanism:
         """``intervals`` of one category for many values of its support count at once (an
         array of counts in [0, n]): the interval of a category depends on its own count
         only. For tables and simulations; n = 0 gives [0, 1]."""
-        if not (_is_integer(category) and 0 <= category < self.k):
+        if not (is_integer(category) and 0 <= category < self.k):
             raise ValueError(f"category must be a whole number from 0 to {self.k - 1}")
-        n = _check_n(n)
-        alpha = 1 - _check_probability("confidence", confidence)
+        n = check_n(n)
+        alpha = 1 - check_probability("confidence", confidence)
         c = np.asarray(counts)
         if c.dtype.kind not in "iu" or np.any(c < 0) or np.any(c > n):
             raise ValueError(f"counts must be whole numbers between 0 and n = {n}")
@@ -760,15 +735,15 @@ class Mechanism:
         if n == 0:
 
             def unknown() -> np.ndarray:
-                return _read_only(np.full(self.k, np.nan))
+                return read_only(np.full(self.k, np.nan))
 
             return Estimate(
                 n=0,
-                counts=_read_only(c),
+                counts=read_only(c),
                 headline=unknown(),
-                ci_low=_read_only(np.zeros(self.k)),
-                ci_high=_read_only(np.ones(self.k)),
-                small_sample=_read_only(self.small_sample(c, 0)),
+                ci_low=read_only(np.zeros(self.k)),
+                ci_high=read_only(np.ones(self.k)),
+                small_sample=read_only(self.small_sample(c, 0)),
                 proportions=unknown(),
                 counts_estimate=unknown(),
                 std_errors=unknown(),
@@ -782,16 +757,16 @@ class Mechanism:
         low, high = np.minimum(low, mle), np.maximum(high, mle)
         return Estimate(
             n=n,
-            counts=_read_only(c),
-            headline=_read_only(mle),
-            ci_low=_read_only(low),
-            ci_high=_read_only(high),
-            small_sample=_read_only(self.small_sample(c, n)),
-            proportions=_read_only(proportions),
-            counts_estimate=_read_only(n * proportions),
-            std_errors=_read_only(self.std_errors(c, n)),
-            consistent=_read_only(project_simplex(proportions)),
-            mle=_read_only(mle),
+            counts=read_only(c),
+            headline=read_only(mle),
+            ci_low=read_only(low),
+            ci_high=read_only(high),
+            small_sample=read_only(self.small_sample(c, n)),
+            proportions=read_only(proportions),
+            counts_estimate=read_only(n * proportions),
+            std_errors=read_only(self.std_errors(c, n)),
+            consistent=read_only(project_simplex(proportions)),
+            mle=read_only(mle),
             # Yes/no: the interval for P(yes) is category 1's (not computed again).
             lr_interval=(float(low[1]), float(high[1])) if self.encoding == "bit" else None,
         )
@@ -802,7 +777,7 @@ class Mechanism:
         closest to 1/2."""
         if share is None:
             f = np.clip((0.5 - self._b) / (self._a - self._b), 0, 1)
-        elif _is_real(share) and 0 <= share <= 1:
+        elif is_real(share) and 0 <= share <= 1:
             f = np.full(self.k, float(share))
         else:
             raise ValueError(f"share must be a number from 0 to 1 (or None), got {share!r}")
@@ -819,7 +794,7 @@ class Mechanism:
         where lam is near 1/2) is far from the typical one: at epsilon 1 with k = 50, a 2%
         share needs 2.5 times fewer reports. n = 0 gives infinity."""
         variance_times_n = self._variance_times_n(share)
-        n = _check_n(n)
+        n = check_n(n)
         if n == 0:
             return math.inf
         return z_value(confidence) * math.sqrt(variance_times_n / n)
@@ -832,7 +807,7 @@ class Mechanism:
         Raises ValueError for a margin outside (0, 1) and for a target that would need more
         than ``MAX_PLANNED_RESPONDENTS`` reports (no survey reaches it: lower the privacy
         protection, i.e. raise epsilon, or accept a wider margin)."""
-        if not (_is_real(margin) and math.isfinite(margin) and 0 < margin < 1):
+        if not (is_real(margin) and math.isfinite(margin) and 0 < margin < 1):
             raise ValueError(f"margin must be a number strictly between 0 and 1, got {margin!r}")
         z = z_value(confidence)
         needed = z * z * self._variance_times_n(share) / margin**2
@@ -965,7 +940,7 @@ class UnaryMechanism(Mechanism):
     def validate_report(self, report: object) -> tuple[int, ...]:
         if not isinstance(report, (list, tuple)) or len(report) != self.k:
             raise ValueError(f"a report must be a list of exactly {self.k} zeros and ones")
-        if not all(_is_integer(bit) and bit in (0, 1) for bit in report):
+        if not all(is_integer(bit) and bit in (0, 1) for bit in report):
             raise ValueError(f"every entry of a report must be the number 0 or 1, got {report!r}")
         return tuple(int(bit) for bit in report)
 
@@ -988,8 +963,8 @@ def forced_response(alpha: float = 0.5, beta: float = 0.5) -> BinaryMechanism:
     """Forced response: with probability alpha answer truthfully, otherwise answer "yes" with
     probability beta and "no" otherwise. p = alpha + (1 - alpha) beta, q = 1 - (1 - alpha) beta;
     the coin-flip design alpha = beta = 1/2 gives p = q = 3/4 and epsilon = ln 3."""
-    a = _check_probability("alpha", alpha)
-    b = _check_probability("beta", beta)
+    a = check_probability("alpha", alpha)
+    b = check_probability("beta", beta)
     return BinaryMechanism(
         "forced",
         "Forced response",
@@ -1005,8 +980,8 @@ def forced_response(alpha: float = 0.5, beta: float = 0.5) -> BinaryMechanism:
 def keep_probabilities(p: float, q: float) -> BinaryMechanism:
     """General yes/no randomizer: keep a true "yes" with probability p and a true "no" with
     probability q (p + q > 1); epsilon = ln max(q / (1 - p), p / (1 - q))."""
-    p = _check_probability("p", p)
-    q = _check_probability("q", q)
+    p = check_probability("p", p)
+    q = check_probability("q", q)
     return BinaryMechanism(
         "pq", "Randomized response with keep-probabilities", 2, p, q, {"p": p, "q": q}
     )
