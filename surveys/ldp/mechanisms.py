@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _mle
+from . import _intervals, _mle
 from ._checks import check_n, check_probability, is_integer, is_real, read_only
 
 Z95: float = 1.959963984540054
@@ -52,7 +52,7 @@ MAX_CATEGORIES: int = 1000
 MAX_PLANNED_RESPONDENTS: int = 10**9
 """``n_for_margin`` refuses targets that would need more reports than this."""
 
-EXACT_BELOW_VARIANCE: float = 100.0
+EXACT_BELOW_VARIANCE: float = _intervals.EXACT_BELOW_VARIANCE
 """The interval uses the exact (Neyman) construction at hypothesised support rates lam with
 n lam (1 - lam) at most this, and the Gaussian limit of the same construction above it."""
 
@@ -136,191 +136,6 @@ def _check_k(k: object) -> int:
             f"got {k!r}"
         )
     return int(k)
-
-
-_ERFC_COEFFICIENTS = (
-    0.17087277, -0.82215223, 1.48851587, -1.13520398, 0.27886807,
-    -0.18628806, 0.09678418, 0.37409196, 1.00002368,
-)
-
-
-def _normal_cdf(z: np.ndarray) -> np.ndarray:
-    """Standard normal distribution function Phi(z), elementwise, to a relative error below
-    1.2e-7 everywhere (the Chebyshev fit of erfc in Press et al., Numerical Recipes, 6.2):
-    Phi(z) = erfc(-z / sqrt 2) / 2, erfc(x) = t exp(-x^2 - 1.26551223 + t P(t)) with
-    t = 1 / (1 + |x| / 2) for x >= 0, and 2 - erfc(-x) for x < 0."""
-    x = -np.asarray(z, dtype=float) / math.sqrt(2)
-    t = 1 / (1 + 0.5 * np.abs(x))
-    poly = np.zeros_like(t)
-    for coefficient in _ERFC_COEFFICIENTS:
-        poly = (poly + coefficient) * t
-    with np.errstate(over="ignore"):
-        tail = t * np.exp(-x * x - 1.26551223 + poly)
-    return 0.5 * np.where(x >= 0, tail, 2 - tail)
-
-
-def _binomial_log_likelihood(
-    y: np.ndarray, n: int, lam: np.ndarray, lam_bar: np.ndarray
-) -> np.ndarray:
-    """y ln lam + (n - y) ln(1 - lam), with 0 ln 0 = 0; ``lam_bar`` is 1 - lam."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ones = np.where(y > 0, y * np.log(lam), 0.0)
-        return ones + np.where(y < n, (n - y) * np.log(lam_bar), 0.0)
-
-
-_SEARCH_ROUNDS = (128, 16, 16, 16, 16, 16, 16)
-"""Points tried in each round of the endpoint search of ``_unified_interval`` (the first,
-dense round only where counts are lumpy, 16 elsewhere): the bracket shrinks at least
-17^7 = 4e8-fold, to below 3e-9 in f."""
-
-
-_CHUNK = 64
-"""Counts handled together by ``_unified_interval``: bounds its memory (the exact sums
-hold counts x trial points x window values)."""
-
-
-def _unified_interval(
-    y: np.ndarray, n: int, ends: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], alpha: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """``_interval_chunk`` over chunks of ``_CHUNK`` counts."""
-    if y.size <= _CHUNK:
-        return _interval_chunk(y, n, ends, alpha)
-    parts = [
-        _interval_chunk(y[i : i + _CHUNK], n, tuple(v[i : i + _CHUNK] for v in ends), alpha)
-        for i in range(0, y.size, _CHUNK)
-    ]
-    return np.concatenate([low for low, _ in parts]), np.concatenate([high for _, high in parts])
-
-
-def _interval_chunk(
-    y: np.ndarray, n: int, ends: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], alpha: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """Both ends of the Feldman-Cousins interval for f (see ``Mechanism.intervals``), for a
-    1-D array of counts y of n and their categories' ``ends`` = (a, b, 1 - a, 1 - b).
-
-    f is accepted when P_f(R(Y) <= R(y)) > alpha, with ln R(y) = l_y(lam) - l_y(lam_hat(y)),
-    l_y(lam) = y ln lam + (n - y) ln(1 - lam), lam = b + (a - b) f and lam_hat(y) the
-    maximiser over [b, a]. That probability is summed exactly over the binomial where
-    n lam (1 - lam) <= EXACT_BELOW_VARIANCE, and taken from the Gaussian limit elsewhere.
-
-    Each end is 0 or 1 if that value is accepted. Otherwise it lies between the
-    maximum-likelihood f (always accepted: its p-value is 1, or 1/2 on a boundary) and 0 or
-    1 (rejected): each round tries evenly spaced points between the two (``_SEARCH_ROUNDS``)
-    and keeps, as the new bracket, the outermost accepted point and its rejected neighbour.
-    With lumpy counts the accepted set need not be an interval (the p-value jumps down as a
-    count leaves the acceptance region, then creeps up again); the interval is its hull, as
-    Feldman and Cousins prescribe, and the dense first round finds accepted pockets down to
-    1/129 of the bracket wide."""
-    a, b, a_bar, b_bar = ends
-    slope = a - b
-
-    def rates(f: np.ndarray, rows: Any) -> tuple[np.ndarray, np.ndarray]:
-        """(lam, 1 - lam) for lam = b + (a - b) f, each written from the nearer end (b or a)
-        so that neither loses relative precision when it is tiny."""
-        near_a = f > 0.5
-        lam = np.where(near_a, a[rows] - slope[rows] * (1 - f), b[rows] + slope[rows] * f)
-        bar = np.where(near_a, a_bar[rows] + slope[rows] * (1 - f), b_bar[rows] - slope[rows] * f)
-        return lam, bar
-
-    def best_log_likelihood(counts: np.ndarray, rows: Any) -> np.ndarray:
-        hat = np.clip((counts / n - b[rows]) / slope[rows], 0, 1)
-        return _binomial_log_likelihood(counts, n, *rates(hat, rows))
-
-    tables: list[np.ndarray] = []
-
-    def exact_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(counts, ln C(n, count), l_count(lam_hat(count)) per row of y), built once, for
-        every count an exact sum can visit: n lam (1 - lam) <= V puts n lam (or n (1 - lam))
-        below 2 V, and a window reaches 2 (5 sqrt(V) + 5) + 2 counts beyond it at most."""
-        if not tables:
-            reach = math.ceil(2 * EXACT_BELOW_VARIANCE + 10 * math.sqrt(EXACT_BELOW_VARIANCE)) + 14
-            edge = min(n, reach)
-            table = np.unique(np.concatenate([np.arange(edge + 1), np.arange(n - edge, n + 1)]))
-            log_choose = np.array(
-                [math.lgamma(n + 1) - math.lgamma(t + 1) - math.lgamma(n - t + 1) for t in table]
-            )
-            best = best_log_likelihood(table[None, :].astype(float), (slice(None), None))
-            tables.extend([table, log_choose, best])
-        return tables[0], tables[1], tables[2]
-
-    def p_value(f: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """P_f(R(Y) <= R(y)) for the counts y[rows]."""
-        lam, lam_bar = rates(f, rows)
-        counts = y[rows]
-        observed = _binomial_log_likelihood(counts, n, lam, lam_bar) - best_log_likelihood(
-            counts, rows
-        )  # ln R(y) <= 0
-        # Gaussian limit: Y ~ N(theta, 1), theta in [0, w]; t(x) = (x - theta)^2 - (x - m(x))^2
-        # with m(x) = clip(x, 0, w). {t <= s} is [lower, upper]; the p-value is its complement.
-        statistic = np.maximum(-2 * observed, 0.0)
-        sd = np.sqrt(lam * lam_bar / n)
-        theta, width, root = slope[rows] * f / sd, slope[rows] / sd, np.sqrt(statistic)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            upper = np.where(
-                theta + root <= width,
-                theta + root,
-                np.where(width > theta, (statistic / (width - theta) + width + theta) / 2, np.inf),
-            )
-            lower = np.where(
-                theta - root >= 0,
-                theta - root,
-                np.where(theta > 0, (theta * theta - statistic) / (2 * theta), -np.inf),
-            )
-        p = _normal_cdf(lower - theta) + _normal_cdf(theta - upper)
-
-        exact = np.nonzero(n * lam * lam_bar <= EXACT_BELOW_VARIANCE)[0]
-        if exact.size:
-            # Every count within 5 sd + 5 of the mean n lam: the mass outside is below 1e-7.
-            e_lam, e_bar = lam[exact], lam_bar[exact]
-            spread = np.sqrt(n * e_lam * e_bar)
-            size = 2 * math.ceil(5 * float(spread.max()) + 5) + 1
-            start = np.clip(np.floor(n * e_lam - 5 * spread - 5), 0, max(n + 1 - size, 0))
-            grid = np.minimum(start[:, None] + np.arange(size), n)
-            table, log_choose, best_table = exact_tables()
-            column = np.searchsorted(table, grid)
-            log_likelihood = grid * np.log(e_lam)[:, None] + (n - grid) * np.log(e_bar)[:, None]
-            log_pmf = np.where(
-                start[:, None] + np.arange(size) <= n, log_choose[column] + log_likelihood, -np.inf
-            )
-            pmf = np.exp(log_pmf - log_pmf.max(axis=1, keepdims=True))
-            ratio = log_likelihood - best_table[rows[exact][:, None], column]
-            threshold = observed[exact][:, None]
-            ties = 1e-9 * (1 + np.abs(threshold))  # counts tied with y (e.g. all below b n)
-            p[exact] = np.sum(np.where(ratio <= threshold + ties, pmf, 0.0), axis=1) / pmf.sum(
-                axis=1
-            )
-        return p
-
-    m = y.size
-    sides = np.concatenate([np.arange(m), np.arange(m)])  # row of y for each end
-    best = np.clip((y / n - b) / slope, 0, 1)
-    inside = np.concatenate([best, best])
-    outside = np.concatenate([np.zeros(m), np.ones(m)])
-    reached = p_value(outside, sides) > alpha
-    # Only where the exact sum applies somewhere in the bracket (n lam (1 - lam) is concave in
-    # lam, so check both ends) can the accepted set be ragged: those get the dense first round.
-    lam_ends = [rates(f, sides) for f in (inside, outside)]
-    lumpy = np.min([n * lam * bar for lam, bar in lam_ends], axis=0) <= EXACT_BELOW_VARIANCE
-    for first, points_per_round in enumerate(_SEARCH_ROUNDS):
-        for group in (lumpy, ~lumpy) if first == 0 else (np.ones(2 * m, dtype=bool),):
-            count = points_per_round if first > 0 or group is lumpy else _SEARCH_ROUNDS[1]
-            chosen = np.nonzero(group)[0]
-            if not chosen.size:
-                continue
-            fractions = np.arange(1, count + 1) / (count + 1)
-            low_end, high_end = inside[chosen], outside[chosen]
-            points = low_end[:, None] + (high_end - low_end)[:, None] * fractions
-            accepted = p_value(points.ravel(), np.repeat(sides[chosen], count)) > alpha
-            accepted = accepted.reshape(chosen.size, count)
-            # Outermost accepted point (-1: none, keep the inside end), its rejected neighbour.
-            outermost = count - 1 - np.argmax(accepted[:, ::-1], axis=1)
-            last = np.where(accepted.any(axis=1), outermost, -1)
-            every = np.arange(chosen.size)
-            following = points[every, np.minimum(last + 1, count - 1)]
-            outside[chosen] = np.where(last < count - 1, following, high_end)
-            inside[chosen] = np.where(last >= 0, points[every, np.maximum(last, 0)], low_end)
-    bounds = np.where(reached, outside, inside)
-    return bounds[:m], bounds[m:]
 
 
 @dataclass(frozen=True, eq=False)
@@ -654,7 +469,7 @@ class Mechanism:
         ends = tuple(
             np.broadcast_to(v, shape).ravel() for v in (self._a, self._b, self._a_bar, self._b_bar)
         )
-        low, high = _unified_interval(c.ravel().astype(float), n, ends, alpha)
+        low, high = _intervals.intervals(c.ravel().astype(float), n, ends, alpha)
         return low.reshape(shape), high.reshape(shape)
 
     def category_intervals(
@@ -675,7 +490,7 @@ class Mechanism:
         ends = tuple(
             np.full(c.size, v[category]) for v in (self._a, self._b, self._a_bar, self._b_bar)
         )
-        low, high = _unified_interval(c.ravel().astype(float), n, ends, alpha)
+        low, high = _intervals.intervals(c.ravel().astype(float), n, ends, alpha)
         return low.reshape(c.shape), high.reshape(c.shape)
 
     def small_sample(self, counts: Any, n: int) -> np.ndarray:
