@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from scipy.special import gammaincc
 
 from . import mechanisms as ldp
 from ._checks import check_n, is_integer, is_real, read_only
@@ -614,45 +615,12 @@ def _mover(
 # Association ----------------------------------------------------------------------------------
 
 
-def _regularized_upper_gamma(a: float, x: float) -> float:
-    """Q(a, x) = Gamma(a, x) / Gamma(a) for a > 0, x >= 0: the series of P = 1 - Q for
-    x < a + 1, the continued fraction of Q (modified Lentz) otherwise (Numerical Recipes 6.2),
-    each to a relative precision of 1e-15."""
-    if x <= 0:
-        return 1.0
-    log_prefactor = a * math.log(x) - x - math.lgamma(a)
-    if x < a + 1:  # P(a, x) = e^-x x^a / Gamma(a + 1) * sum_n x^n / ((a + 1) ... (a + n))
-        term = total = 1.0 / a
-        denominator = a
-        while abs(term) > 1e-17 * abs(total):
-            denominator += 1
-            term *= x / denominator
-            total += term
-        return max(0.0, 1.0 - total * math.exp(log_prefactor))
-    tiny = 1e-300  # Q(a, x) = e^-x x^a / Gamma(a) * 1 / (x + 1 - a - 1 (1 - a) / (x + 3 - a - ...))
-    b = x + 1 - a
-    c, d = 1 / tiny, 1 / b
-    fraction = d
-    for i in range(1, 10_000):
-        an = -i * (i - a)
-        b += 2
-        d = an * d + b
-        d = tiny if abs(d) < tiny else d
-        c = b + an / c
-        c = tiny if abs(c) < tiny else c
-        d = 1 / d
-        delta = d * c
-        fraction *= delta
-        if abs(delta - 1) < 1e-16:
-            break
-    return math.exp(log_prefactor) * fraction
-
-
 def chi2_sf(x: float, df: int) -> float:
-    """P(X > x) for X chi-square with df > 0 degrees of freedom: Q(df / 2, x / 2)."""
+    """P(X > x) for X chi-square with df > 0 degrees of freedom: the regularized upper
+    incomplete gamma function Q(df / 2, x / 2) (``scipy.special.gammaincc``)."""
     if not df > 0:
         raise ValueError(f"df must be positive, got {df!r}")
-    return _regularized_upper_gamma(df / 2, max(x, 0.0) / 2)
+    return float(gammaincc(df / 2, max(x, 0.0) / 2))
 
 
 def _report_covariance(side: _Side, support: np.ndarray, n: int) -> np.ndarray:
