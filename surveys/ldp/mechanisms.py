@@ -362,7 +362,10 @@ class Mechanism:
         is exactly unbiased; it can leave [0, 1]. For yes/no this is Warner's
         r = (n1/n + q - 1) / (p + q - 1). Needs n >= 1.
         """
-        return (self._check_counts(counts, n) / n - self._b) / (self._a - self._b)
+        return self._unbiased(self._check_counts(counts, n), n)
+
+    def _unbiased(self, c: np.ndarray, n: int) -> np.ndarray:
+        return (c / n - self._b) / (self._a - self._b)
 
     def _support_rate(self, proportions: Any) -> tuple[np.ndarray, np.ndarray]:
         """(lam, 1 - lam) with lam_c = P(a report supports c) = b_c + (a_c - b_c) f_c, for f
@@ -385,7 +388,10 @@ class Mechanism:
 
     def std_errors(self, counts: Any, n: int) -> np.ndarray:
         """Plug-in standard errors: sqrt of ``variance`` with lam_c estimated by C_c / n."""
-        lam = self._check_counts(counts, n) / n
+        return self._std_errors(self._check_counts(counts, n), n)
+
+    def _std_errors(self, c: np.ndarray, n: int) -> np.ndarray:
+        lam = c / n
         return np.sqrt(lam * (1 - lam) / n) / (self._a - self._b)
 
     def _likelihood_counts(self, counts: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -428,7 +434,10 @@ class Mechanism:
         100,000 iterations (0.7 s at k = 20) and still stopped visibly short when the maximum
         lies on the boundary, which sparse histograms make common. Needs n >= 1.
         """
-        c, d = self._likelihood_counts(self._check_counts(counts, n), n)
+        return self._mle(self._check_counts(counts, n), n)
+
+    def _mle(self, counts: np.ndarray, n: int) -> np.ndarray:
+        c, d = self._likelihood_counts(counts, n)
         if self.encoding != "unary":
             return _mle.one_choice(c, self._b, self._a - self._b)
         return _mle.every_bit(c, d, self._a, self._b, self._a_bar, self._b_bar)
@@ -462,7 +471,9 @@ class Mechanism:
         cost does not grow with n. Counts of shape (..., k); n = 0 gives [0, 1].
         """
         c = self._check_counts(counts, n, need_reports=False)
-        alpha = 1 - check_probability("confidence", confidence)
+        return self._intervals(c, n, 1 - check_probability("confidence", confidence))
+
+    def _intervals(self, c: np.ndarray, n: int, alpha: float) -> tuple[np.ndarray, np.ndarray]:
         shape = c.shape
         if n == 0:
             return np.zeros(shape), np.ones(shape)
@@ -510,7 +521,9 @@ class Mechanism:
 
         n = 0: every category is flagged.
         """
-        c = self._check_counts(counts, n, need_reports=False)
+        return self._small_sample(self._check_counts(counts, n, need_reports=False), n)
+
+    def _small_sample(self, c: np.ndarray, n: int) -> np.ndarray:
         if n == 0:
             return np.ones(c.shape, dtype=bool)
         lam = np.clip(c / n, self._b, self._a)
@@ -548,9 +561,10 @@ class Mechanism:
                 mle=unknown(),
                 lr_interval=self.lr_interval(c, 0, confidence),
             )
-        proportions = self.unbiased(c, n)
-        mle = self.mle(c, n)
-        low, high = self.intervals(c, n, confidence)
+        alpha = 1 - check_probability("confidence", confidence)
+        proportions = self._unbiased(c, n)
+        mle = self._mle(c, n)
+        low, high = self._intervals(c, n, alpha)
         low, high = np.minimum(low, mle), np.maximum(high, mle)
         return Estimate(
             n=n,
@@ -558,10 +572,10 @@ class Mechanism:
             headline=read_only(mle),
             ci_low=read_only(low),
             ci_high=read_only(high),
-            small_sample=read_only(self.small_sample(c, n)),
+            small_sample=read_only(self._small_sample(c, n)),
             proportions=read_only(proportions),
             counts_estimate=read_only(n * proportions),
-            std_errors=read_only(self.std_errors(c, n)),
+            std_errors=read_only(self._std_errors(c, n)),
             consistent=read_only(project_simplex(proportions)),
             mle=read_only(mle),
             # Yes/no: the interval for P(yes) is category 1's (not computed again).
