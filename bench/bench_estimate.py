@@ -1,0 +1,202 @@
+"""Benchmark of ``Mechanism.estimate`` (not a test). Run: .venv/bin/python bench/bench_estimate.py
+(``--quick``: a smaller equality grid, for a first look; the targets then still apply).
+
+1. Time of ``m.estimate(counts, n)`` for one question, per mechanism (rr, forced, pq, grr,
+   sue, oue), over k in {2, 5, 14, 50} (as the mechanism allows), several epsilons and
+   n in {30, 1000, 100000, 10**7}: median, 95th percentile and maximum over those cases of
+   the median of ``REPEATS`` timings (``time.perf_counter``). Target: at most 0.5 ms.
+2. Equality with the implementation at commit 3591d42 (loaded from git into a temporary
+   module, its Phi replaced by ``scipy.special.ndtr`` like today's): the headline (maximum
+   likelihood) on >= 100,000 count vectors, the interval ends (ci_low, ci_high) on
+   >= 100,000 counts (``intervals`` of many counts at once, in the same chunks for both),
+   and ``estimate`` itself on every timed question. Target: largest |difference| <= 1e-9.
+3. The change that replacing the old Phi (a Chebyshev fit of erfc, relative error 1.2e-7)
+   by ``ndtr`` makes by itself: the old code with either Phi, on part of the grid of 2.
+
+Exits with status 1 when a target is missed.
+"""
+
+import importlib.util
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from scipy.special import ndtr
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from surveys import ldp  # noqa: E402
+
+REFERENCE_COMMIT = "3591d42"
+TARGET_SECONDS = 0.5e-3
+TARGET_DIFFERENCE = 1e-9
+REPEATS = 7
+SIZES = (30, 1000, 100_000, 10**7)
+EPSILONS = (0.1, 0.5, 1.0, 2.0, 4.0, 8.0)
+KS = (2, 5, 14, 50)
+HEADLINE_CASES = 100_000
+INTERVAL_CASES = 100_000
+
+
+def reference_module(name: str, exact_phi: bool):
+    """mechanisms.py as of ``REFERENCE_COMMIT``, as a fresh module; ``exact_phi`` swaps its
+    Phi for ``ndtr``."""
+    source = subprocess.run(
+        ["git", "show", f"{REFERENCE_COMMIT}:surveys/ldp/mechanisms.py"],
+        cwd=ROOT, check=True, capture_output=True, text=True,
+    ).stdout
+    spec = importlib.util.spec_from_loader(name, loader=None)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up
+    exec(compile(source, f"{REFERENCE_COMMIT}:mechanisms.py", "exec"), module.__dict__)
+    if exact_phi:
+        module._normal_cdf = ndtr
+    return module
+
+
+def mechanisms(module):
+    """(name, mechanism) for every mechanism kind, epsilon and k of the grid."""
+    out = [("rr", module.randomized_response(eps)) for eps in EPSILONS]
+    out += [("forced", module.forced_response(a, b)) for a, b in ((0.5, 0.5), (0.75, 0.5),
+                                                                  (0.6, 0.3))]
+    out += [("pq", module.keep_probabilities(p, q)) for p, q in ((0.7, 0.6), (0.55, 0.95),
+                                                                (0.9, 0.3))]
+    for name in ("grr", "sue", "oue"):
+        out += [(name, getattr(module, name)(eps, k)) for k in KS for eps in EPSILONS]
+    return out
+
+
+def draw_counts(m, n: int, rng: np.random.Generator, size: int) -> np.ndarray:
+    """``size`` support-count vectors of n reports from random truths, sparse to flat."""
+    truth = rng.dirichlet(np.ones(m.k) * rng.choice([0.05, 0.3, 1.0, 10.0]), size=size)
+    lam = m._b + (m._a - m._b) * truth
+    if m.encoding == "unary":
+        return rng.binomial(n, lam)
+    return np.array([rng.multinomial(n, row / row.sum()) for row in lam])
+
+
+def timings(mine, ref):
+    """Per mechanism name: the median time of estimate() of each question; and the largest
+    |difference| of headline, ci_low, ci_high from the reference's estimate()."""
+    rng = np.random.default_rng(2026)
+    seconds: dict[str, list[float]] = {}
+    worst = np.zeros(3)
+    questions = 0
+    for (name, m), (_, r) in zip(mechanisms(ldp), mechanisms(ref), strict=True):
+        for n in SIZES:
+            for counts in draw_counts(m, n, rng, 2):
+                times = []
+                for _ in range(REPEATS):
+                    start = time.perf_counter()
+                    got = m.estimate(counts, n)
+                    times.append(time.perf_counter() - start)
+                seconds.setdefault(name, []).append(float(np.median(times)))
+                want = r.estimate(counts, n)
+                worst = np.maximum(worst, [np.max(np.abs(getattr(got, f) - getattr(want, f)))
+                                           for f in ("headline", "ci_low", "ci_high")])
+                questions += 1
+    return seconds, worst, questions
+
+
+def headline_equality(ref, cases: int) -> tuple[int, float]:
+    """Largest |mle difference| over about ``cases`` count vectors, vectorised for both."""
+    rng = np.random.default_rng(7)
+    pairs = list(zip(mechanisms(ldp), mechanisms(ref), strict=True))
+    each = -(-cases // (len(pairs) * len(SIZES)))
+    worst, done = 0.0, 0
+    for (_, m), (_, r) in pairs:
+        for n in SIZES:
+            counts = draw_counts(m, n, rng, each)
+            worst = max(worst, float(np.max(np.abs(m.mle(counts, n) - r.mle(counts, n)))))
+            done += len(counts)
+    return done, worst
+
+
+def interval_counts(m, category: int, n: int, size: int, rng: np.random.Generator):
+    """``size`` counts of one category: spread over the likely range [n b, n a] widened by
+    a few standard deviations, plus the edges 0, 1, n - 1, n."""
+    a, b = m._a[category], m._b[category]
+    sd = np.sqrt(n * 0.25)
+    low, high = max(0.0, n * b - 4 * sd), min(float(n), n * a + 4 * sd)
+    counts = rng.uniform(low, high, size - 4).round().astype(np.int64)
+    return np.concatenate([[0, 1, n - 1, n], counts])
+
+
+def interval_equality(ref_a, ref_b, cases: int, share_b: float):
+    """Largest |difference| of the interval ends between today's code and ``ref_a`` over
+    about ``cases`` counts; also between ``ref_a`` and ``ref_b`` on about ``share_b`` of
+    them. ``intervals`` takes many counts at once and works through them in chunks of 64,
+    the same for all three."""
+    rng = np.random.default_rng(11)
+    triples = list(zip(mechanisms(ldp), mechanisms(ref_a), mechanisms(ref_b), strict=True))
+    jobs = [(m, ra, rb, c) for (_, m), (_, ra), (_, rb) in triples
+            for c in range(2 if m.encoding == "bit" else 1)]
+    each = 64 * -(-cases // (len(jobs) * len(SIZES) * 64))
+    worst = np.zeros(2)
+    swap = np.zeros(2)
+    done = swapped = 0
+    for index, (m, ra, rb, category) in enumerate(jobs):
+        for n in SIZES:
+            counts = interval_counts(m, category, n, each, rng)
+            got = m.category_intervals(category, counts, n)
+            want = ra.category_intervals(category, counts, n)
+            worst = np.maximum(worst, [np.max(np.abs(g - w)) for g, w in zip(got, want,
+                                                                            strict=True)])
+            done += counts.size
+            if index % round(1 / share_b) == 0:
+                old = rb.category_intervals(category, counts, n)
+                swap = np.maximum(swap, [np.max(np.abs(o - w)) for o, w in zip(old, want,
+                                                                              strict=True)])
+                swapped += counts.size
+    return done, worst, swapped, swap
+
+
+def main() -> int:
+    quick = "--quick" in sys.argv
+    # The old bisection takes square roots of negative numbers that it then discards.
+    warnings.filterwarnings("ignore", category=RuntimeWarning, module="reference_")
+    scale = 0.1 if quick else 1.0
+    ref = reference_module("reference_ndtr", exact_phi=True)
+    ref_old_phi = reference_module("reference_erfc_fit", exact_phi=False)
+    missed = []
+
+    seconds, worst_estimate, questions = timings(ldp, ref)
+    print(f"estimate() of one question, {REPEATS} repeats each (median per question), "
+          f"k in {KS}, epsilon in {EPSILONS}, n in {SIZES}:")
+    print(f"  {'mechanism':<10}{'questions':>10}{'median ms':>11}{'p95 ms':>9}{'max ms':>9}")
+    for name, values in seconds.items():
+        ms = np.array(values) * 1e3
+        print(f"  {name:<10}{ms.size:>10}{np.median(ms):>11.3f}{np.percentile(ms, 95):>9.3f}"
+              f"{ms.max():>9.3f}")
+        if ms.max() > TARGET_SECONDS * 1e3:
+            missed.append(f"{name}: slowest estimate {ms.max():.3f} ms > 0.5 ms")
+
+    print(f"\nEquality with {REFERENCE_COMMIT} (its Phi replaced by ndtr):")
+    print(f"  estimate() of the {questions} timed questions: largest |difference| headline "
+          f"{worst_estimate[0]:.2e}, ci_low {worst_estimate[1]:.2e}, "
+          f"ci_high {worst_estimate[2]:.2e}")
+    cases, worst_mle = headline_equality(ref, int(HEADLINE_CASES * scale))
+    print(f"  headline (mle) of {cases:,} count vectors: largest |difference| {worst_mle:.2e}")
+    cases_iv, worst_iv, swapped, swap = interval_equality(
+        ref, ref_old_phi, int(INTERVAL_CASES * scale), 0.25
+    )
+    print(f"  intervals of {cases_iv:,} counts: largest |difference| ci_low {worst_iv[0]:.2e}, "
+          f"ci_high {worst_iv[1]:.2e}")
+    print(f"\nPhi swap alone (old code, erfc fit vs ndtr) on {swapped:,} counts: largest change "
+          f"ci_low {swap[0]:.2e}, ci_high {swap[1]:.2e}")
+    largest = max(*worst_estimate, worst_mle, *worst_iv)
+    if largest > TARGET_DIFFERENCE:
+        missed.append(f"largest difference from {REFERENCE_COMMIT} {largest:.2e} > 1e-9")
+    if cases < HEADLINE_CASES * scale or cases_iv < INTERVAL_CASES * scale:
+        missed.append("fewer equality cases than planned")
+    for line in missed:
+        print("MISSED:", line)
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
