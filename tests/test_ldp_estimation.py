@@ -329,6 +329,42 @@ def test_yes_no_mle_is_the_unbiased_estimate_clipped(m):
         assert m.mle(counts, n)[1] == pytest.approx(min(max(r, 0), 1), abs=1e-12)
 
 
+@pytest.mark.parametrize(("epsilon", "k"), [(0.5, 3), (1.0, 5), (2.0, 14), (4.0, 50)])
+def test_grr_mle_is_the_unbiased_estimate_when_that_is_not_negative(epsilon, k):
+    m = ldp.grr(epsilon, k)
+    rng = np.random.default_rng(k)
+    checked = 0
+    for n in (200, 10_000, 10**7):
+        for truth in rng.dirichlet(np.full(k, 5.0), size=30):
+            counts = rng.multinomial(n, m.matrix() @ truth)
+            unbiased = m.unbiased(counts, n)
+            if unbiased.min() >= 0:
+                assert np.allclose(m.mle(counts, n), unbiased, rtol=0, atol=1e-13)
+                checked += 1
+    assert checked >= 30
+
+
+@pytest.mark.parametrize("m", [ldp.grr(0.5, 6), ldp.grr(3.0, 40), ldp.sue(1.0, 7),
+                               ldp.oue(2.0, 30), ldp.oue(0.2, 3)], ids=repr)
+def test_mle_meets_the_optimality_conditions(m):
+    """Where f_c > 0 the slopes h_c'(f_c) share one value mu; where f_c = 0, h_c'(0) <= mu."""
+    rng = np.random.default_rng(m.k)
+    a, b = m.matrix().diagonal(), m.matrix()[0, 1]
+    for n in (50, 3000, 10**6):
+        for truth in rng.dirichlet(np.full(m.k, 0.3), size=10):
+            lam = b + (a - b) * truth
+            counts = rng.binomial(n, lam) if m.encoding == "unary" else rng.multinomial(
+                n, lam / lam.sum())
+            f = m.mle(counts, n)
+            rate = b + (a - b) * f
+            other = n - counts if m.encoding == "unary" else 0
+            slope = (a - b) * (counts / rate - other / (1 - rate))
+            kept = f > 1e-9
+            mu = np.median(slope[kept])
+            assert np.allclose(slope[kept], mu, rtol=1e-6, atol=1e-6 * n)
+            assert np.all(slope[~kept] <= mu + 1e-6 * n)
+
+
 def test_mle_works_on_many_studies_at_once():
     m, _, n = STUDIES["grr"]
     counts = simulate("grr")[:20]
@@ -507,3 +543,15 @@ def test_estimate_without_reports_is_unknown_not_a_crash(name):
 def test_estimate_rejects_inconsistent_counts(m, counts, n):
     with pytest.raises(ValueError):
         m.estimate(counts, n)
+
+
+@pytest.mark.parametrize("n", [1, 30, 1000, 10**7])
+def test_log_binomial_coefficients_are_tabulated_once_per_n(n):
+    from surveys.ldp import _intervals
+
+    table, log_choose = _intervals.count_table(n)
+    assert _intervals.count_table(n)[1] is log_choose  # cached
+    assert table[0] == 0 and table[-1] == n and np.all(np.diff(table) > 0)
+    expected = [math.lgamma(n + 1) - math.lgamma(t + 1) - math.lgamma(n - t + 1) for t in table]
+    assert np.allclose(log_choose, expected, rtol=1e-13, atol=1e-9)
+    assert not log_choose.flags.writeable
