@@ -538,7 +538,8 @@ class Mechanism:
 
     def estimate(self, counts: Any, n: int, confidence: float = 0.95) -> Estimate:
         """Everything ``Estimate`` lists, from the k support counts and n alone (never the raw
-        reports). Cost O(k) per step of ``mle``'s and ``intervals``' bisections, whatever n is.
+        reports). The cost does not grow with n: ``mle`` is a closed form (or a few Newton
+        steps for unary encoding), ``intervals`` seven rounds of trial points.
         Intervals use ``confidence`` (default 95%). n == 0 gives NaN estimates and [0, 1]
         intervals."""
         c = self._check_counts(counts, n, need_reports=False)
