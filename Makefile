@@ -50,8 +50,9 @@ test-python: test-deps ## Python and headless-browser tests (pytest)
 test-js: ## Browser JavaScript tests (node --test)
 	node --test tests/js/
 
-lint: install ## ruff
+lint: install ## ruff, and the import contracts of the layers (pyproject.toml)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
 
 migrations-check: install ## Fail if a model changed without a migration
 	$(BIN)/python manage.py makemigrations --check --dry-run

@@ -6,16 +6,16 @@
 For each database (a temporary SQLite file; a throw-away PostgreSQL database on
 LOAD_POSTGRES_URL, see tests/load.py) it fills one survey (a yes/no question, a categorical
 one with k = 20, which gets optimized unary encoding, and one with k = 5, which gets GRR) with
-simulated submissions through ``surveys.simulate`` (the bulk path that also keeps the
+simulated submissions through ``surveys.actions.simulate`` (the bulk path that also keeps the
 tallies), then at each size measures the median latency of, in one interleaved run:
 
 - ``plain``: a plain page (the home page), the baseline of every ratio;
 - ``dashboard``: the dashboard when nothing changed since the last view (warm);
 - ``dashboard_cold``: the first view after a new response, stored through the real write
-  path (``surveys.submissions.submission_create``), so the estimates are computed anew;
+  path (``surveys.actions.submissions.submission_create``), so the estimates are computed anew;
 - ``json`` and ``json_cold``: the same for the dashboard's JSON endpoint;
 - ``breakdown`` and ``breakdown_cold``: the breakdown of the k = 5 question by the yes/no one
-  (``surveys.breakdowns``), warm and after a new response (which it folds in);
+  (``surveys.queries.breakdowns``), warm and after a new response (which it folds in);
 - ``breakdown_first`` and ``breakdown_first_unary``: the first breakdown of a pair (the k = 5
   and the k = 20 question by the yes/no one), which reads every response once, against the
   time of streaming the reports CSV, which does too;
@@ -190,6 +190,7 @@ def measure_database(sizes: list[int], repeats: int) -> dict:
 def _make_survey():
     from django.contrib.auth.models import User
 
+    from surveys.actions.surveys import open_survey
     from surveys.models import Choice, Question, Survey
 
     owner = User.objects.create_user("bench", password=None)
@@ -202,13 +203,13 @@ def _make_survey():
         Choice.objects.bulk_create(
             [Choice(question=question, order=i, label=f"Answer {i}") for i in range(k)]
         )
-    survey.open()
+    open_survey(survey)
     return survey
 
 
 def _fill(survey, size: int) -> None:
     """Top the survey up to `size` responses, in chunks that keep the arrays small."""
-    from surveys.simulate import simulate_responses
+    from surveys.actions.simulate import simulate_responses
 
     survey.refresh_from_db()
     truth = {}
@@ -252,7 +253,7 @@ def _first_breakdowns(client, urls: dict[str, str]) -> dict[str, float]:
 def _quiet_latencies(client, survey, urls: dict[str, str], repeats: int) -> dict[str, float]:
     """Median milliseconds of each view of QUIET_ROUND, the views taking turns so that drift
     hits them alike. The first rounds warm up connections and code paths."""
-    from surveys.submissions import submission_create
+    from surveys.actions.submissions import submission_create
 
     survey.refresh_from_db()
     responses = (repeats + WARM_UP_ROUNDS) * sum(new for _, _, new in QUIET_ROUND)

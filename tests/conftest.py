@@ -8,6 +8,7 @@ from django.contrib.auth.models import Group, User
 from django.core.cache import cache
 from django.db import connections
 
+from surveys.actions.surveys import close_survey, open_survey
 from surveys.models import Choice, Question, Survey
 
 CHROMIUM = os.getenv("CHROMIUM_PATH", "/usr/bin/chromium")
@@ -87,9 +88,9 @@ def make_survey(db):
             Choice.objects.create(question=categorical, order=i, label=label)
         assert yes_no.pk and categorical.pk
         if status != Survey.Status.DRAFT:
-            survey.open()
+            open_survey(survey)
         if status == Survey.Status.CLOSED:
-            survey.close()
+            close_survey(survey)
         return survey
 
     return make

@@ -121,8 +121,8 @@ def audit(database_url: str, survey_pk: int) -> dict:
 
 def fold(database_url: str, survey_pk: int) -> dict:
     """Bring the pair counts of every pair of the survey's questions up to date, as a
-    breakdown view does (``surveys.breakdowns.pair_counts``): {"a,b": ``PairCounts.to_json``}
-    for each pair of question ids a < b."""
+    breakdown view does (``surveys.queries.breakdowns.pair_counts``): {"a,b":
+    ``PairCounts.to_json``} for each pair of question ids a < b."""
     return _django_child(database_url, "fold", str(survey_pk))
 
 
@@ -393,6 +393,7 @@ def _prepare() -> dict:
     from django.contrib.auth.models import User
     from django.core.management import call_command
 
+    from surveys.actions.surveys import open_survey
     from surveys.models import Choice, Question, Survey
 
     call_command("migrate", verbosity=0)
@@ -405,7 +406,7 @@ def _prepare() -> dict:
         Choice.objects.bulk_create(
             [Choice(question=question, order=i, label=f"Answer {i}") for i in range(k)]
         )
-    survey.open()
+    open_survey(survey)
     questions = {str(q.pk): q.spec for q in survey.ordered_questions()}
     encodings = [ldp.from_spec(spec).encoding for spec in questions.values()]
     assert encodings == ["bit", "unary", "index"], encodings
@@ -433,8 +434,8 @@ def _audit(survey_pk: int) -> dict:
 def _fold(survey_pk: int) -> dict:
     from itertools import combinations
 
-    from surveys.breakdowns import pair_counts
     from surveys.models import Survey
+    from surveys.queries.breakdowns import pair_counts
 
     survey = Survey.objects.get(pk=survey_pk)
     return {

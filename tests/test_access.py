@@ -5,8 +5,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from surveys.actions.submissions import submission_create
 from surveys.models import Invitation, SurveyShare
-from surveys.submissions import submission_create
 
 pytestmark = pytest.mark.django_db
 

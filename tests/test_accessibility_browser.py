@@ -18,6 +18,9 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
+from surveys.actions.simulate import DEMO_TITLE, simulate_responses
+from surveys.actions.surveys import open_survey
+from surveys.actions.wording import correct
 from surveys.models import (
     Choice,
     Invitation,
@@ -26,7 +29,6 @@ from surveys.models import (
     SurveyShare,
     SurveyTranslation,
 )
-from surveys.simulate import DEMO_TITLE, simulate_responses
 from tests.test_submissions import survey_of_every_encoding
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("transactional_db")]
@@ -86,7 +88,7 @@ def site(researcher, other_researcher, make_researcher, make_survey) -> Site:
     opened = make_survey(researcher, epsilons=(2.0, 2.0), title="Cheating")
     yes_no, groups = opened.ordered_questions()
     long_question = add_long_question(opened)
-    opened.open()
+    open_survey(opened)
     simulate_responses(
         opened, 3000, {groups.pk: GROUPS, long_question.pk: [0.6, 0.3, 0.1]}, seed=5,
         given={yes_no.pk: {"question": groups.pk, "shares": BY_GROUP}},
@@ -95,7 +97,7 @@ def site(researcher, other_researcher, make_researcher, make_survey) -> Site:
     private = make_survey(researcher, title="By invitation")
     private.invitation_only = True
     private.save()
-    private.open()
+    open_survey(private)
     used = Invitation.objects.create(survey=private, used=True)
     unused = Invitation.objects.create(survey=private)
     Invitation.objects.bulk_create(Invitation(survey=private) for _ in range(3))
@@ -113,11 +115,11 @@ def site(researcher, other_researcher, make_researcher, make_survey) -> Site:
     # Running a study: a co-researcher, a translation, a corrected wording, a schedule.
     SurveyShare.objects.create(survey=opened, user=make_researcher("bob"), role="editor")
     SurveyTranslation.objects.create(survey=opened, language="es", texts={"title": "Copiar"})
-    opened.correct_wording({"introduction": "Please answer honestly."}, author=researcher)
+    correct(opened, {"introduction": "Please answer honestly."}, author=researcher)
     later = make_survey(researcher, title="Opens next week")
     later.opens_at = timezone.now() + timedelta(days=7)
     later.save()
-    later.open()
+    open_survey(later)
 
     site = Site(survey=respond, invitation=unused.token)
     site.anonymous = [("sign-in", reverse("login")), ("home", reverse("home"))]

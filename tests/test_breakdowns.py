@@ -11,10 +11,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from surveys.breakdowns import pair_counts
+from surveys.actions.simulate import simulate_responses
 from surveys.ldp import joint
 from surveys.models import PairTally, Submission, Survey
-from surveys.simulate import simulate_responses
+from surveys.queries.breakdowns import pair_counts
 from tests.test_escaping_browser import sign_in
 
 # Cheating (yes/no) within each of three answers to "How often?": a real difference.

@@ -3,8 +3,9 @@
 import pytest
 from django.urls import reverse
 
+from surveys.actions.submissions import submission_create
+from surveys.actions.surveys import open_survey
 from surveys.models import Choice, Question, Survey
-from surveys.submissions import submission_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -29,7 +30,7 @@ def hostile_survey(researcher) -> Survey:
     )
     for i, label in enumerate([f"A {ATTACK}", f"B {ATTACK}", "C"]):
         Choice.objects.create(question=categorical, order=i, label=label)
-    survey.open()
+    open_survey(survey)
     yes_no, categorical = survey.ordered_questions()
     submission_create(
         survey=survey, reports={yes_no.pk: 1, categorical.pk: 2}, idempotency_key="x" * 16

@@ -14,8 +14,8 @@ from django.http import StreamingHttpResponse
 from django.urls import reverse
 
 from surveys import ldp
-from surveys.results import ESTIMATE_COLUMNS
-from surveys.simulate import simulate_responses
+from surveys.actions.simulate import simulate_responses
+from surveys.queries.results import ESTIMATE_COLUMNS
 from tests.test_results import SHAPES, submit
 
 pytestmark = pytest.mark.django_db

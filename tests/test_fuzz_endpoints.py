@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from surveys import ldp
+from surveys.actions.simulate import simulate_responses
 from surveys.models import Invitation, Submission, Survey, Tally
-from surveys.simulate import simulate_responses
 from tests.test_submissions import questions, survey_of_every_encoding, valid_reports
 
 pytestmark = pytest.mark.django_db

@@ -16,9 +16,9 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils import translation
 
+from surveys.helpers.privacy_words import percent, times
 from surveys.management.commands.respondent_messages import RESPONDENT_FILES
 from surveys.models import Survey, SurveyTranslation
-from surveys.templatetags.privacy_words import percent, times
 
 TRANSLATED = [code for code, _ in settings.LANGUAGES if code != settings.LANGUAGE_CODE]
 CATALOGUES = [

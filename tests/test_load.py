@@ -101,7 +101,7 @@ def test_it_stores_every_accepted_submission_exactly_once(database):
 
 
 def test_pair_counts_folded_while_respondents_submit_equal_a_recount(database):
-    """Breakdowns fold new submissions into stored pair counts (surveys.breakdowns). Fold
+    """Breakdowns fold new submissions into stored pair counts (surveys.queries.breakdowns). Fold
     every pair three times while respondents are submitting (the next submissions wait, the
     ones in flight go on), then once more: the counts equal a recount from the stored reports."""
     survey = prepare(database)

@@ -18,8 +18,8 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from surveys import ratelimit
-from surveys.ratelimit import is_limited
+from surveys.helpers import ratelimit
+from surveys.helpers.ratelimit import is_limited
 from surveysite.cache import CountingDatabaseCache
 from tests.load import Server, connect, gunicorn_server, prepare
 from tests.test_load import database

@@ -3,6 +3,7 @@
 import pytest
 from django.urls import reverse
 
+from surveys.actions import surveys as survey_actions
 from surveys.models import Submission, Survey
 from tests.test_submissions import (
     assert_nothing_stored,
@@ -156,7 +157,7 @@ def test_it_sends_nothing_without_javascript(browser, live_server, survey):
 def test_it_accepts_nothing_once_the_survey_is_closed(page, live_server, survey):
     open_survey(page, live_server, survey)
     choose(page, survey, [1, 2, 2])
-    survey.close()
+    survey_actions.close_survey(survey)
     with page.expect_response(lambda r: is_submit(r.request)) as response:
         page.click("#send-answers")
     assert response.value.status == 410

@@ -10,6 +10,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from surveys.actions.surveys import close_survey, open_survey
 from surveys.models import Invitation, Submission, Survey
 from surveys.views.respond import SUBMIT_MAX_BYTES
 from tests.test_submissions import KEY, assert_nothing_stored, questions
@@ -134,7 +135,7 @@ def test_it_explains_used_and_unknown_invitations(client, survey, used, token, c
 
 def test_it_refuses_invitations_to_a_closed_survey(client, survey):
     invitation = Invitation.objects.create(survey=survey)
-    survey.close()
+    close_survey(survey)
     response = client.get(reverse("respond-invitation", args=[invitation.token]))
     assert response.status_code == 410
 
@@ -318,7 +319,7 @@ def test_it_refuses_submissions_to_drafts_and_closed_surveys(
 @pytest.mark.parametrize(
     ("change", "code"),
     [
-        (lambda survey: survey.close(), 410),
+        (lambda survey: close_survey(survey), 410),
         (lambda survey: Survey.objects.filter(pk=survey.pk).update(invitation_only=True), 403),
         (lambda survey: Survey.objects.filter(pk=survey.pk).delete(), 404),
     ],
@@ -336,9 +337,9 @@ def test_it_sees_a_change_made_after_an_accepted_submission(client, survey, chan
 
 def test_it_accepts_again_once_a_closed_survey_is_reopened(client, survey):
     assert submit(client, survey, body(survey, idempotency_key="first-key-0")).status_code == 201
-    Survey.objects.get(pk=survey.pk).close()
+    close_survey(Survey.objects.get(pk=survey.pk))
     assert submit(client, survey, body(survey)).status_code == 410
-    Survey.objects.get(pk=survey.pk).open()
+    open_survey(Survey.objects.get(pk=survey.pk))
     assert submit(client, survey, body(survey)).status_code == 201
     survey.refresh_from_db()
     assert survey.response_count == 2

@@ -14,6 +14,7 @@ from django.conf import settings as django_settings
 from django.test import Client
 from django.urls import reverse
 
+from surveys.actions.surveys import open_survey
 from surveys.models import Invitation, Submission, Survey
 from surveys.views.respond import CROSS_SITE
 from tests.test_submissions import KEY, assert_nothing_stored, questions
@@ -266,7 +267,7 @@ def test_the_privacy_box_gives_one_answers_and_all_answers_odds(
 def test_a_one_question_survey_states_its_odds_once(client, researcher, make_survey):
     survey = make_survey(researcher, epsilons=(1.0, 1.0))
     survey.questions.order_by("order").last().delete()
-    survey.open()
+    open_survey(survey)
     html = client.get(reverse("respond", args=[survey.public_id])).content.decode()
     assert "Your answer can make anyone who sees it at most 2.7 times more sure" in html
     assert "Any one answer" not in html and 'id="odds-one"' not in html
@@ -276,7 +277,7 @@ def test_it_says_so_when_everything_sent_could_make_someone_almost_sure(
     client, researcher, make_survey
 ):
     survey = make_survey(researcher, epsilons=(4.0, 4.0))
-    survey.open()
+    open_survey(survey)
     html = client.get(reverse("respond", args=[survey.public_id])).content.decode()
     assert "at most 2,981 times more sure" in html
     assert "could become almost sure of some of your true answers" in html

@@ -10,10 +10,12 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils.html import escape
 
-from surveys import ldp, results
+from surveys import ldp
+from surveys.actions.simulate import simulate_responses
+from surveys.actions.submissions import SubmissionError, submission_create
+from surveys.actions.surveys import open_survey
 from surveys.models import Choice, PrivacyPolicy, Question, Submission, Survey, Tally
-from surveys.simulate import simulate_responses
-from surveys.submissions import SubmissionError, submission_create
+from surveys.queries import results
 from surveys.templatetags.charts import small_sample_answers
 from tests.test_submissions import stored_reports
 
@@ -283,7 +285,7 @@ def minimum_epsilon_survey(owner) -> Survey:
     many.choices.bulk_create(
         [Choice(question=many, order=i, label=f"Answer {i}") for i in range(100)]
     )
-    survey.open()
+    open_survey(survey)
     return survey
 
 

@@ -12,8 +12,9 @@ from django.contrib.auth.models import User
 from django.test import Client, override_settings
 from django.urls import reverse
 
+from surveys.actions import surveys as survey_actions
+from surveys.helpers.numbers import epsilon, percent, thousands
 from surveys.models import PrivacyPolicy, Survey, SurveyShare
-from surveys.templatetags.numbers import epsilon, percent, thousands
 from surveys.views.authoring import above_question_limit
 
 # --- Numbers -------------------------------------------------------------------------------
@@ -127,7 +128,7 @@ def test_a_server_error_shows_the_sites_page_without_a_traceback(
     def broken(survey):
         raise RuntimeError("secret detail")
 
-    monkeypatch.setattr("surveys.results.survey_results", broken)
+    monkeypatch.setattr("surveys.queries.results.survey_results", broken)
     client = Client(raise_request_exception=False)
     client.force_login(researcher)
     response = client.get(reverse("survey-results", args=[survey.pk]))
@@ -252,7 +253,7 @@ def test_an_open_surveys_page_offers_the_link_to_copy_and_its_qr_code(client, op
 def test_no_qr_code_where_the_link_takes_no_answers(client, researcher, make_survey, state):
     survey = make_survey(researcher, status="closed" if state == "closed" else "draft")
     if state == "invitation only":
-        survey.open()
+        survey_actions.open_survey(survey)
         Survey.objects.filter(pk=survey.pk).update(invitation_only=True)
     client.force_login(researcher)
     page = client.get(reverse("survey-detail", args=[survey.pk])).content.decode()
@@ -271,6 +272,6 @@ def test_an_open_surveys_results_page_updates_itself(client, open_survey):
     assert f'data-snapshot="{snapshot}"' in page and 'id="live-status" role="status"' in page
     for part in ("results-status", "results-summary", "results-body"):
         assert f'id="{part}" data-live' in page
-    open_survey.close()
+    survey_actions.close_survey(open_survey)
     page = client.get(reverse("survey-results", args=[open_survey.pk])).content.decode()
     assert "results_live.js" not in page and "live-note" not in page

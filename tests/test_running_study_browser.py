@@ -7,6 +7,7 @@ import pytest
 import zxingcpp
 from django.urls import reverse
 
+from surveys.actions.wording import correct
 from surveys.models import PrivacyPolicy, Survey
 from tests.test_respond_browser import choose, open_survey, send
 
@@ -70,7 +71,7 @@ def test_the_results_page_shows_a_response_soon_after_it_arrives(
 
     # A corrected wording is a change of the results shown: the page follows it too.
     yes_no = survey.ordered_questions()[0]
-    survey.correct_wording({"questions": {str(yes_no.pk): {"text": "Did you ever cheat?"}}})
+    correct(survey, {"questions": {str(yes_no.pk): {"text": "Did you ever cheat?"}}})
     page.wait_for_selector("#results-body h2:has-text('Did you ever cheat?')")
     assert page.evaluate(
         "document.activeElement === document.querySelectorAll('#results-body summary')[1]"

@@ -11,9 +11,12 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from surveys import schedule, submissions
+from surveys.actions import submissions
+from surveys.actions.submissions import SubmissionError, SurveyChanged, submission_create
+from surveys.actions.surveys import close_if_due
+from surveys.helpers.times import respondent_time
 from surveys.models import Submission, Survey
-from surveys.submissions import SubmissionError, SurveyChanged, submission_create
+from surveys.queries import schedule
 from tests.test_submissions import assert_nothing_stored, questions, valid_reports
 
 pytestmark = pytest.mark.django_db
@@ -68,28 +71,28 @@ def status_of(survey: Survey) -> str:
 def test_it_closes_at_its_closing_time_and_not_before(survey):
     closes = timezone.now() + HOUR
     set_fields(survey, closes_at=closes)
-    assert not schedule.close_if_due(survey, now=closes - dt.timedelta(seconds=1))
+    assert not close_if_due(survey, now=closes - dt.timedelta(seconds=1))
     assert survey.is_open and status_of(survey) == "open"
-    assert schedule.close_if_due(survey, now=closes)
+    assert close_if_due(survey, now=closes)
     assert status_of(survey) == "closed" and not survey.is_open
     assert survey.closed_at == closes  # closed by its closing time: recorded as then
-    assert not schedule.close_if_due(survey, now=closes + HOUR)  # already closed
+    assert not close_if_due(survey, now=closes + HOUR)  # already closed
 
 
 def test_it_closes_at_its_target(survey):
     set_fields(survey, response_target=2, response_count=1)
-    assert not schedule.close_if_due(survey)
+    assert not close_if_due(survey)
     set_fields(survey, response_count=2)
-    assert schedule.close_if_due(survey)
+    assert close_if_due(survey)
     assert status_of(survey) == "closed"
 
 
 def test_it_leaves_drafts_and_surveys_without_schedule_alone(researcher, make_survey, survey):
     draft = make_survey(researcher)
     set_fields(draft, closes_at=timezone.now() - HOUR)
-    assert not schedule.close_if_due(draft)
+    assert not close_if_due(draft)
     assert status_of(draft) == "draft"
-    assert not schedule.close_if_due(survey, now=timezone.now() + dt.timedelta(days=3650))
+    assert not close_if_due(survey, now=timezone.now() + dt.timedelta(days=3650))
     assert status_of(survey) == "open"
 
 
@@ -98,7 +101,7 @@ def test_a_stale_copy_finds_it_still_open_when_the_schedule_changed_meanwhile(su
     keeps the survey open."""
     set_fields(survey, closes_at=timezone.now() - HOUR)
     Survey.objects.filter(pk=survey.pk).update(closes_at=timezone.now() + HOUR)
-    assert not schedule.close_if_due(survey)
+    assert not close_if_due(survey)
     assert survey.is_open and status_of(survey) == "open"
 
 
@@ -231,7 +234,7 @@ def test_before_its_opening_time_it_says_when_it_opens_and_refuses_answers(clien
     html = response.content.decode()
     assert response.status_code == 404  # as for a draft
     assert "This survey is not open yet" in html
-    when = schedule.respondent_time(opens)
+    when = respondent_time(opens)
     assert f"It opens on {when} (UTC)" in html
     assert 'id="send-answers"' not in html
     refused = submit(client, survey, 1)

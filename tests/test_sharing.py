@@ -7,7 +7,7 @@ from django.test import Client
 from django.urls import reverse
 
 from surveys.models import Question, Survey, SurveyShare
-from surveys.views import access
+from surveys.queries import access
 
 pytestmark = pytest.mark.django_db
 

@@ -8,8 +8,8 @@ import re
 import pytest
 from django.urls import reverse
 
+from surveys.actions.submissions import submission_create
 from surveys.models import Survey, SurveyShare
-from surveys.submissions import submission_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("transactional_db")]
 

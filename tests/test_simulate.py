@@ -7,9 +7,9 @@ from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.urls import reverse
 
+from surveys.actions.simulate import DEMO_TITLE, DEMO_TRUTH, load_demo_responses, simulate_responses
 from surveys.models import Submission, Survey
-from surveys.simulate import DEMO_TITLE, DEMO_TRUTH, load_demo_responses, simulate_responses
-from surveys.views.access import RESEARCHERS_GROUP
+from surveys.queries.access import RESEARCHERS_GROUP
 from tests.test_results import recount
 from tests.test_submissions import stored_reports
 

@@ -5,9 +5,10 @@ import pytest
 from django.db import OperationalError, connection
 from django.utils import timezone
 
-from surveys import submissions
+from surveys.actions import submissions
+from surveys.actions.submissions import SubmissionError, submission_create
+from surveys.actions.surveys import close_survey, open_survey
 from surveys.models import Choice, Invitation, Question, Submission, Survey, Tally
-from surveys.submissions import SubmissionError, submission_create
 
 MANY_LABELS = tuple(f"Option {i}" for i in range(12))  # k = 12 at epsilon 1 -> unary (OUE)
 KEY = "key-0123456789"
@@ -57,7 +58,7 @@ def survey_of_every_encoding(make_survey, owner) -> Survey:
     )
     for i, label in enumerate(("Red", "Green", "Blue")):
         Choice.objects.create(question=grr, order=i, label=label)
-    survey.open()
+    open_survey(survey)
     assert [q.mechanism().encoding for q in questions(survey)] == ["bit", "unary", "index"]
     return survey
 
@@ -226,7 +227,7 @@ def test_it_stores_nothing_new_for_a_replayed_key(survey):
 def test_it_replays_even_after_the_survey_closed(survey):
     reports = valid_reports(survey)
     first, _ = submission_create(survey=survey, reports=reports, idempotency_key=KEY)
-    survey.close()
+    close_survey(survey)
     again, created = submission_create(survey=survey, reports=reports, idempotency_key=KEY)
     assert (again.pk, created) == (first.pk, False)
 
@@ -347,7 +348,7 @@ def test_it_sees_the_tally_rows_of_a_survey_opened_after_it_was_refused(research
     with pytest.raises(SubmissionError) as error:
         submission_create(survey=survey, reports=reports, idempotency_key=KEY)
     assert error.value.status == 410
-    survey.open()
+    open_survey(survey)
     _, created = submission_create(survey=survey, reports=reports, idempotency_key=KEY)
     assert created
     assert tally_counts(survey) == {q.pk: [0, 1] + [0] * (q.mechanism().k - 2)

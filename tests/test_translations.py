@@ -7,9 +7,10 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils.html import escape
 
+from surveys.actions.surveys import duplicate_survey
 from surveys.forms import TranslationForm
 from surveys.models import Question, Survey, SurveyTranslation
-from surveys.wording import translate, wording
+from surveys.queries.wording import translate, wording
 
 pytestmark = pytest.mark.django_db
 
@@ -243,7 +244,7 @@ def test_a_copy_keeps_the_language_and_the_translations(researcher, make_survey)
     Survey.objects.filter(pk=survey.pk).update(language="fr")
     survey.refresh_from_db()
     spanish(survey)
-    copy = survey.duplicate()
+    copy = duplicate_survey(survey)
     assert copy.language == "fr"
     original, copied = survey.ordered_questions()[1], copy.ordered_questions()[1]
     shown = wording(copy, list(copy.ordered_questions()), "es")

@@ -9,10 +9,11 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils.html import strip_tags
 
-from surveys import revisions
+from surveys.actions.simulate import simulate_responses
+from surveys.actions.surveys import close_survey, open_survey
+from surveys.actions.wording import MECHANISM_MESSAGE, correct, record
 from surveys.models import Choice, Question, Survey, SurveyShare, SurveyTranslation, Tally
-from surveys.revisions import MECHANISM_MESSAGE
-from surveys.simulate import simulate_responses
+from surveys.queries import revisions
 
 pytestmark = pytest.mark.django_db
 
@@ -65,8 +66,8 @@ def form_data(survey, **changes) -> dict:
 def test_opening_keeps_the_first_wording_dated_from_the_opening(researcher, make_survey):
     draft = make_survey(researcher)
     assert not draft.revisions.exists()  # nobody has seen a draft's wording
-    assert revisions.record(draft, researcher) is None
-    draft.open()
+    assert record(draft, researcher) is None
+    open_survey(draft)
     (first,) = draft.revisions.all()
     assert first.created_at == draft.opened_at
     yes_no, categorical = questions(draft)
@@ -82,15 +83,15 @@ def test_opening_keeps_the_first_wording_dated_from_the_opening(researcher, make
         ],
         "translations": {},
     }
-    draft.close()
-    draft.open()  # reopened, same wording: nothing new
+    close_survey(draft)
+    open_survey(draft)  # reopened, same wording: nothing new
     assert draft.revisions.count() == 1
 
 
 def test_a_correction_changes_texts_only_and_keeps_a_revision(survey, researcher):
     yes_no, categorical = questions(survey)
     before = state(survey)
-    revision = survey.correct_wording({
+    revision = correct(survey, {
         "title": "Study habits",
         "questions": {
             str(yes_no.pk): {"text": "Have you ever cheated in an exam?", "help_text": "Honestly"},
@@ -116,7 +117,7 @@ def test_a_correction_changes_texts_only_and_keeps_a_revision(survey, researcher
 
 def test_nothing_changed_stores_nothing(survey, researcher):
     before = state(survey)
-    assert survey.correct_wording({"title": "Habits", "questions": {}}, researcher) is None
+    assert correct(survey, {"title": "Habits", "questions": {}}, researcher) is None
     assert state(survey) == before
 
 
@@ -143,7 +144,7 @@ def test_a_change_that_touches_the_mechanism_is_refused_and_stores_nothing(
     survey.revisions.all().delete()  # also no baseline may be taken for a refused change
     before = state(survey)
     with pytest.raises(ValidationError) as refused:
-        survey.correct_wording(
+        correct(survey,
             {"title": "Changed too", "questions": change(str(yes_no.pk), str(categorical.pk))},
             researcher,
         )
@@ -155,7 +156,7 @@ def test_a_change_that_touches_the_mechanism_is_refused_and_stores_nothing(
 def test_a_top_level_epsilon_is_refused_too(survey, researcher):
     before = state(survey)
     with pytest.raises(ValidationError, match="epsilon and mechanism cannot change"):
-        survey.correct_wording({"epsilon": 2}, researcher)
+        correct(survey, {"epsilon": 2}, researcher)
     assert state(survey) == before
 
 
@@ -181,7 +182,7 @@ def test_invalid_texts_are_refused_by_field_and_store_nothing(
         change = {"questions": {ids[k]: v for k, v in change["questions"].items()}}
     before = state(survey)
     with pytest.raises(ValidationError) as refused:
-        survey.correct_wording(change, researcher)
+        correct(survey, change, researcher)
     errors = refused.value.message_dict
     assert list(errors) == [field.format(y=yes_no.pk, c=categorical.pk)]
     assert message in errors[list(errors)[0]][0]
@@ -191,13 +192,13 @@ def test_invalid_texts_are_refused_by_field_and_store_nothing(
 def test_another_surveys_question_is_refused(survey, researcher, make_survey):
     other = questions(make_survey(researcher, status="open"))[0]
     with pytest.raises(ValidationError, match="no question"):
-        survey.correct_wording({"questions": {str(other.pk): {"text": "Mine now"}}}, researcher)
+        correct(survey, {"questions": {str(other.pk): {"text": "Mine now"}}}, researcher)
     assert Question.objects.get(pk=other.pk).text == "Have you ever cheated?"
 
 
 def test_a_survey_opened_before_revisions_gets_its_earlier_wording_first(survey, researcher):
     survey.revisions.all().delete()  # as if opened before this feature
-    survey.correct_wording({"title": "Habits, corrected"}, researcher)
+    correct(survey, {"title": "Habits, corrected"}, researcher)
     old, new = survey.revisions.order_by("created_at", "pk")
     assert (old.created_at, old.author, old.texts["title"]) == (survey.opened_at, None, "Habits")
     assert (new.author, new.texts["title"]) == (researcher, "Habits, corrected")
@@ -207,16 +208,16 @@ def test_a_survey_opened_before_revisions_gets_its_earlier_wording_first(survey,
 def test_a_drafts_wording_is_not_corrected_but_edited_on_its_pages(researcher, make_survey):
     draft = make_survey(researcher)
     with pytest.raises(ValidationError, match="Only an opened survey"):
-        draft.correct_wording({"title": "Other"}, researcher)
+        correct(draft, {"title": "Other"}, researcher)
     assert Survey.objects.get(pk=draft.pk).title != "Other"
     assert not draft.revisions.exists()
 
 
 def test_the_history_says_what_changed(survey, researcher):
     yes_no, categorical = questions(survey)
-    survey.correct_wording({"questions": {str(categorical.pk): {
+    correct(survey, {"questions": {str(categorical.pk): {
         "labels": ["Never", "Once", "Oftne"]}}}, researcher)
-    survey.correct_wording({"questions": {str(categorical.pk): {
+    correct(survey, {"questions": {str(categorical.pk): {
         "labels": ["Never", "Once", "Often"]}}}, researcher)
     newest, middle, first = revisions.history(survey)
     assert (newest["current"], newest["until"]) == (True, None)
@@ -420,9 +421,9 @@ def test_the_metadata_export_names_every_wording(client, survey, researcher):
         "from": survey.opened_at.isoformat(), "until": None,
         "texts": revisions.snapshot(survey),
     }]
-    survey.correct_wording({"title": "Habits (corrected)"}, researcher)
+    correct(survey, {"title": "Habits (corrected)"}, researcher)
     SurveyTranslation.objects.create(survey=survey, language="de", texts={"title": "Gewohnheiten"})
-    revisions.record(survey, researcher)
+    record(survey, researcher)
     metadata = client.get(reverse("export-metadata", args=[survey.pk])).json()
     first, second, third = metadata["wordings"]
     stored = list(survey.revisions.order_by("created_at", "pk"))
@@ -448,7 +449,7 @@ def test_the_results_page_says_which_wording_respondents_saw(client, survey, res
     client.force_login(researcher)
     results = reverse("survey-results", args=[survey.pk])
     assert "Respondents saw" not in client.get(results).content.decode()
-    revision = survey.correct_wording({"title": "Habits!"}, researcher)
+    revision = correct(survey, {"title": "Habits!"}, researcher)
     page = client.get(results).content.decode()
     since = revision.created_at.strftime("%-d %b %Y %H:%M")
     assert (f"Respondents saw 2 wordings: the current one since {since}. What changed The "
@@ -512,7 +513,7 @@ def test_the_breakdown_page_shows_the_corrected_labels(
     url = reverse("question-breakdown", args=[survey.pk, yes_no.pk]) + f"?by={categorical.pk}"
     assert "Once or twice" not in client.get(url).content.decode()
     with django_capture_on_commit_callbacks(execute=True):
-        survey.correct_wording({"questions": {str(categorical.pk): {
+        correct(survey, {"questions": {str(categorical.pk): {
             "labels": ["Never", "Once or twice", "Often"]}}}, researcher)
     assert "Once or twice" in client.get(url).content.decode()
 

@@ -3,6 +3,7 @@
 import pytest
 from django.urls import reverse
 
+from surveys.actions.surveys import open_survey
 from surveys.models import Question
 from tests.test_escaping_browser import sign_in
 
@@ -15,7 +16,7 @@ def test_a_researcher_fixes_a_typo_and_the_export_names_both_wordings(
     survey = make_survey(researcher)
     yes_no, _ = survey.ordered_questions()
     Question.objects.filter(pk=yes_no.pk).update(text="Have you ever cheatd?")
-    survey.open()  # with the typo
+    open_survey(survey)  # with the typo
     sign_in(page, live_server)
     page.goto(live_server.url + survey.get_absolute_url())
     page.get_by_role("link", name="Correct wording").click()

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from surveys.actions.submissions import store, stored_form
 from surveys.models import Submission, Survey
-from surveys.submissions import store, stored_form
 
 DEMO_TITLE = "Cannabis use (demo)"
 DEMO_YEARS: tuple[float, ...] = (0.40, 0.35, 0.25)

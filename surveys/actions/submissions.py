@@ -22,8 +22,11 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.debug import sensitive_variables
 
-from surveys import ldp, schedule
+from surveys import ldp
+from surveys.actions.surveys import close_due, close_if_due
+from surveys.helpers.times import respondent_time
 from surveys.models import PUBLIC_TOKEN, Invitation, Question, Submission, Survey, Tally
+from surveys.queries import schedule
 
 IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9_-]{8,64}")
 ATTEMPTS = 3
@@ -111,7 +114,7 @@ def store(
         Submission.objects.bulk_create(submissions)
         _add_support(support)
         if survey.response_target is not None:  # still under the row's lock
-            schedule.close_due(Survey.objects.filter(pk=survey.pk), now)
+            close_due(Survey.objects.filter(pk=survey.pk), now)
 
 
 def _add_support(support: Support) -> None:
@@ -147,7 +150,7 @@ def submission_create(
     retry of a request whose answer was lost. The same key with other reports is refused.
 
     A survey whose closing time has come or whose response target is reached is closed
-    first (`schedule.close_if_due`), and the submission refused with 410; an open survey
+    first (``close_if_due``), and the submission refused with 410; an open survey
     before its opening time refuses it with 404, like a draft. The submission that reaches
     the target is stored, and the survey closed in its transaction.
 
@@ -190,7 +193,7 @@ def _create(
         survey=survey, idempotency_key=idempotency_key, reports=stored_form(values)
     )
     try:
-        schedule.close_if_due(survey)
+        close_if_due(survey)
         if not survey.is_open:
             raise SubmissionError(
                 _("This survey is closed and no longer accepts answers."), 410
@@ -198,7 +201,7 @@ def _create(
         if schedule.not_yet_open(survey):
             raise SubmissionError(
                 _("This survey is not open yet: it opens on %(time)s (UTC).")
-                % {"time": schedule.respondent_time(survey.opens_at)},
+                % {"time": respondent_time(survey.opens_at)},
                 404,
             )
         _check_invitation(survey, token)

@@ -9,7 +9,9 @@ from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html_join
 
-from surveys import revisions
+from surveys.actions.surveys import close_survey, open_survey
+from surveys.actions.wording import baseline, record
+from surveys.helpers.numbers import epsilon as epsilon_text
 from surveys.models import (
     TOTAL_EPSILON,
     Choice,
@@ -19,8 +21,7 @@ from surveys.models import (
     SurveyShare,
     SurveyTranslation,
 )
-from surveys.templatetags.numbers import epsilon as epsilon_text
-from surveys.views.access import is_researcher
+from surveys.queries.access import is_researcher
 
 FROZEN_QUESTION_FIELDS = [
     "order", "text", "help_text", "kind", "used_for_breakdowns", "epsilon", "mechanism_override",
@@ -132,7 +133,7 @@ class SurveyAdmin(admin.ModelAdmin):
 
     def save_model(self, request: HttpRequest, survey: Survey, form, change: bool) -> None:
         if change and not survey.is_draft:  # the wording before this change, if none is kept
-            revisions.baseline(Survey.objects.get(pk=survey.pk))
+            baseline(Survey.objects.get(pk=survey.pk))
         super().save_model(request, survey, form, change)
 
     def save_related(self, request: HttpRequest, form, formsets, change: bool) -> None:
@@ -140,7 +141,7 @@ class SurveyAdmin(admin.ModelAdmin):
         on its pages; results cached with the old texts are not shown again."""
         super().save_related(request, form, formsets, change)
         if change:
-            revisions.record(form.instance, request.user)
+            record(form.instance, request.user)
 
     actions = ["open_surveys", "close_surveys"]
 
@@ -148,14 +149,14 @@ class SurveyAdmin(admin.ModelAdmin):
     def open_surveys(self, request: HttpRequest, queryset) -> None:
         for survey in queryset.exclude(status=Survey.Status.OPEN):
             try:
-                survey.open()
+                open_survey(survey)
             except ValidationError as error:
                 self.message_user(request, f"{survey}: {' '.join(error.messages)}", "error")
 
     @admin.action(description="Close the selected surveys")
     def close_surveys(self, request: HttpRequest, queryset) -> None:
         for survey in queryset.filter(status=Survey.Status.OPEN):
-            survey.close()
+            close_survey(survey)
 
 
 @admin.register(Question)
@@ -198,4 +199,3 @@ class PrivacyPolicyAdmin(admin.ModelAdmin):
         return HttpResponseRedirect(reverse("admin:surveys_privacypolicy_change", args=[policy.pk]))
 
 
-import surveys.admin_users  # noqa: E402, F401 (Add user: a researcher in one step)

@@ -1,6 +1,6 @@
 """The admin's "Add user" page makes a researcher in one step: its "Researcher" box, ticked by
-default, puts the new account in the Researchers group (``surveys.views.access``), which lets
-it author surveys. Replaces Django's own User admin; loaded by surveys/admin.py."""
+default, puts the new account in the Researchers group (``surveys.queries.access``), which lets
+it author surveys. Replaces Django's own User admin; loaded by ``surveys.admin``."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from django.contrib.auth.models import Group, User
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from surveys.views.access import RESEARCHERS_GROUP
+from surveys.queries.access import RESEARCHERS_GROUP
 
 
 class ResearcherCreationForm(AdminUserCreationForm):

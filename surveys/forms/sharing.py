@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from surveys.models import Survey, SurveyShare
-from surveys.views.access import is_researcher
+from surveys.queries.access import is_researcher
 
 ROLE_ERRORS = {
     "required": gettext_lazy("Choose a role: viewer or editor."),

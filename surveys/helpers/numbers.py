@@ -2,7 +2,7 @@
 
 ``{{ 0.0001|epsilon }}`` is "0.0001" (``{{ 1.0|epsilon }}`` "1", ``{{ 2.25|epsilon }}``
 "2.25"), ``{{ 1799000|thousands }}`` "1,799,000" (counts) and ``{{ 0.1234|percent }}``
-"12.3%" (shares); ``{% load numbers %}``. Views call the same functions. The authoring
+"12.3%" (shares); ``{% load numbers %}`` makes them template filters. Views call them. The authoring
 panel's script mirrors them (static/surveys/epsilon_core.js: ``epsilonText``, ``count``,
 ``percent``).
 """
@@ -10,10 +10,6 @@ panel's script mirrors them (static/surveys/epsilon_core.js: ``epsilonText``, ``
 from __future__ import annotations
 
 from decimal import Decimal
-
-from django import template
-
-register = template.Library()
 
 UNKNOWN = "—"
 """What a filter writes for a figure that cannot be estimated (None), such as a share within
@@ -24,7 +20,6 @@ EPSILON_DIGITS = 6
 floating-point noise (0.1 + 0.2 is written "0.3")."""
 
 
-@register.filter
 def epsilon(value: float | None) -> str:
     """An epsilon with the digits it has, never in scientific notation: "0.0001", "1",
     "0.5", "2.25"."""
@@ -33,13 +28,11 @@ def epsilon(value: float | None) -> str:
     return f"{Decimal(f'{float(value):.{EPSILON_DIGITS}g}'):f}"
 
 
-@register.filter
 def thousands(number: float | None) -> str:
     """A count with thousands separators: "1,234"."""
     return UNKNOWN if number is None else f"{number:,}"
 
 
-@register.filter
 def percent(proportion: float | None) -> str:
     """A share in [0, 1] as a percentage with one decimal: "12.3%"."""
     return UNKNOWN if proportion is None else f"{100 * proportion:.1f}%"

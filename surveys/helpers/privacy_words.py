@@ -3,22 +3,18 @@
 Consequences and odds rather than definitions: respondents trust randomized response when
 told how often their true answer gets through and how little a received answer proves ("a
 “yes” we receive is only 3 times more likely to come from someone whose true answer is
-yes"). Pure functions of a mechanism; also template filters (`{% load privacy_words %}`,
-`{{ question.mechanism|describe_protection }}`).
+yes"). Pure functions of a mechanism.
 """
 
 from __future__ import annotations
 
 import math
 
-from django import template
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from surveys import ldp
-
-register = template.Library()
 
 
 def percent(x: float) -> str:
@@ -52,7 +48,6 @@ def _likely(ratio: float) -> str:
     return _("%(ratio)s times more likely") % {"ratio": times(ratio)}
 
 
-@register.filter
 def describe_protection(mechanism: ldp.Mechanism) -> str:
     """How often the true answer gets through and how much a received report proves, for
     one question randomized with `mechanism` (yes/no: p = P(yes | yes), q = P(no | no);

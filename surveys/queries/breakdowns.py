@@ -21,7 +21,7 @@ from django.db.models import F, Func, TextField
 from surveys import ldp
 from surveys.ldp import joint
 from surveys.models import PairTally, Question, Survey
-from surveys.results import CACHE_SECONDS, snapshot
+from surveys.queries.results import CACHE_SECONDS, snapshot
 
 
 def pair_counts(survey: Survey, group: Question, question: Question) -> joint.PairCounts:

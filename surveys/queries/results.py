@@ -20,9 +20,10 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 
-from surveys import ldp, revisions
+from surveys import ldp
 from surveys.models import Question, Survey, Tally, total_epsilon
-from surveys.wording import translate
+from surveys.queries import revisions
+from surveys.queries.wording import translate
 
 TARGET_MARGIN = 0.05
 """The margin of error (95%, in proportion) the planner line aims at: plus or minus 5 points."""

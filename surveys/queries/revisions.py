@@ -20,41 +20,16 @@ with the questions in their order (the n-th is the one at position n in the expo
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
-from django.db import transaction
-from django.db.models import Count, F, Max
-from django.utils import timezone
+from django.db.models import Count, Max
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
-from surveys.forms import language_name
+from surveys.helpers.languages import language_name
 from surveys.models import (
-    QUESTION_TEXTS,
-    SURVEY_TEXTS,
-    Choice,
-    Question,
     Survey,
     WordingRevision,
-    max_length,
 )
-
-MECHANISM_MESSAGE = gettext_lazy(
-    "The number and order of answers, the question type, epsilon and mechanism cannot change "
-    "once respondents have answered: reports were randomized with them. Duplicate the survey "
-    "as a new draft for that."
-)
-"""The refusal of a correction that would touch how reports were randomized."""
-
-MECHANISM_KEYS = frozenset(
-    {"kind", "epsilon", "mechanism", "mechanism_override", "spec", "order", "choices", "k"}
-)
-"""Keys of a correction that name what reports were randomized with: refused with
-``MECHANISM_MESSAGE`` wherever they appear."""
-
 
 
 def snapshot(survey: Survey) -> dict[str, Any]:
@@ -84,59 +59,6 @@ def snapshot(survey: Survey) -> dict[str, Any]:
 
 def latest(survey: Survey) -> WordingRevision | None:
     return survey.revisions.order_by("-created_at", "-pk").first()
-
-
-def record(survey: Survey, author=None) -> WordingRevision | None:
-    """A new revision of the opened ``survey``'s wording, by ``author``, when it differs from
-    the latest one (or there is none); None otherwise, and always for a draft. A new revision
-    is a new wording version: results cached with the old texts (and the old count of
-    wordings) are not shown again."""
-    if survey.is_draft:
-        return None
-    current = snapshot(survey)
-    previous = latest(survey)
-    if previous is not None and previous.texts == current:
-        return None
-    _new_version(survey)
-    return WordingRevision.objects.create(survey=survey, author=author, texts=current)
-
-
-def _new_version(survey: Survey) -> None:
-    Survey.objects.filter(pk=survey.pk).update(wording_version=F("wording_version") + 1)
-    survey.refresh_from_db(fields=["wording_version"])
-
-
-def baseline(survey: Survey) -> WordingRevision | None:
-    """The first revision of an opened survey that has none (it opened before revisions were
-    kept): its wording as it is now, dated from its opening. Call it before changing the
-    wording. None when there is one already, and for a draft."""
-    if survey.is_draft or survey.revisions.exists():
-        return None
-    return WordingRevision.objects.create(
-        survey=survey, created_at=survey.opened_at or timezone.now(), texts=snapshot(survey)
-    )
-
-
-def on_open(survey: Survey) -> WordingRevision | None:
-    """``Survey.open``'s hook: the wording respondents see from now on (on a first opening,
-    dated exactly ``opened_at``)."""
-    return baseline(survey) or record(survey)
-
-
-@contextmanager
-def recording(survey: Survey, author) -> Iterator[None]:
-    """Around a change of ``survey``'s wording (a translation saved or removed): one
-    transaction that keeps the wording before it (``baseline``), then the new one
-    (``record``). The survey's row is locked, so that two changes never interleave."""
-    with transaction.atomic():
-        _lock(survey)
-        baseline(survey)
-        yield
-        record(survey, author)
-
-
-def _lock(survey: Survey) -> None:
-    list(Survey.objects.select_for_update().filter(pk=survey.pk).values_list("pk", flat=True))
 
 
 def summary(survey: Survey) -> dict[str, Any]:
@@ -238,159 +160,3 @@ def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
-def correct(survey: Survey, texts: object, author) -> WordingRevision | None:
-    """Correct the opened ``survey``'s main-language texts (``Survey.correct_wording``).
-
-    ``texts``: ``{"title": str, "introduction": str, "questions": {"<question id>": {"text":
-    str, "help_text": str, "labels": [str, ...]}}}``, every key optional (a missing text stays
-    as it is); ``labels`` gives every label of a multiple-choice question, in order.
-
-    In one transaction, with the survey's row locked: checks everything, then updates the
-    texts with queryset updates (the frozen check of ``save`` is for questions and choices as
-    a whole; only their texts change here), keeps the wording before (``baseline``) and the
-    new one (``record``), whose revision it returns; None when nothing changed, and then
-    stores nothing. Raises ValidationError, storing nothing, for anything but these texts:
-    ``MECHANISM_MESSAGE`` (code "mechanism") for a change of the number or order of answers,
-    of a yes/no question's labels, of a question's type, epsilon or mechanism; otherwise a
-    dict of errors keyed like the wording form's fields ("title", "q<id>-text",
-    "q<id>-label<i>").
-    """
-    if survey.is_draft:  # nobody saw its wording: its own pages change anything about it
-        raise ValidationError(_("Only an opened survey's wording is corrected."), code="draft")
-    with transaction.atomic():
-        _lock(survey)
-        questions = list(survey.ordered_questions())
-        survey_changes, question_changes, label_changes = _plan(survey, questions, texts)
-        if not (survey_changes or question_changes or label_changes):
-            return None
-        baseline(survey)
-        Survey.objects.filter(pk=survey.pk).update(**survey_changes)
-        # A new wording version even when no revision is kept (below): the texts changed.
-        _new_version(survey)
-        for field, value in survey_changes.items():
-            setattr(survey, field, value)
-        for pk, fields in question_changes.items():
-            Question.objects.filter(pk=pk).update(**fields)
-        for pk, label in label_changes.items():
-            Choice.objects.filter(pk=pk).update(label=label)
-        # None only when the texts went back exactly to the latest revision's (after a change
-        # no revision was kept for): that revision is the wording now.
-        return record(survey, author) or latest(survey)
-
-
-def _refuse_mechanism() -> ValidationError:
-    return ValidationError({NON_FIELD_ERRORS: [ValidationError(
-        MECHANISM_MESSAGE, code="mechanism"
-    )]})
-
-
-def _unknown(keys: set[str]) -> ValidationError:
-    if keys & MECHANISM_KEYS:
-        return _refuse_mechanism()
-    return ValidationError({NON_FIELD_ERRORS: [ValidationError(
-        _("Only texts can be corrected: the title, the introduction, and each question's text, "
-          "help text and answer labels (not %(keys)s)."),
-        code="unknown", params={"keys": ", ".join(sorted(keys))},
-    )]})
-
-
-def _plan(
-    survey: Survey, questions: list[Question], texts: object
-) -> tuple[dict[str, str], dict[int, dict[str, str]], dict[int, str]]:
-    """What ``correct`` changes: (survey fields, question id -> fields, choice id -> label),
-    only what differs. Raises ValidationError as ``correct`` says."""
-    if not isinstance(texts, dict):
-        raise ValidationError(_("The corrected texts must be an object."))
-    if texts.keys() - SURVEY_TEXTS:
-        raise _unknown(set(texts.keys() - SURVEY_TEXTS))
-    given = texts.get("questions", {})
-    if not isinstance(given, dict):
-        raise ValidationError(_('"questions" must be an object: question id -> its texts.'))
-    by_id = {str(question.pk): question for question in questions}
-    if set(map(str, given)) - by_id.keys():
-        unknown = ", ".join(sorted(set(map(str, given)) - by_id.keys()))
-        raise ValidationError(_("This survey has no question %(id)s.") % {"id": unknown})
-    given = {str(pk): value for pk, value in given.items()}
-    errors: dict[str, list[str]] = {}
-
-    def text(field: str, value: object, current: str, limit: int | None, required: bool) -> str:
-        if value is None:
-            return current
-        if not isinstance(value, str):
-            errors.setdefault(field, []).append(_("Every text must be a string."))
-            return current
-        if required and not value.strip():
-            errors.setdefault(field, []).append(_("This text cannot be blank."))
-        elif limit is not None and len(value) > limit:
-            errors.setdefault(field, []).append(
-                _("At most %(limit)d characters (this one has %(length)d).")
-                % {"limit": limit, "length": len(value)}
-            )
-        return value
-
-    title = text("title", texts.get("title"), survey.title, max_length(Survey, "title"), True)
-    introduction = text("introduction", texts.get("introduction"), survey.introduction, None,
-                        False)
-    survey_changes = {
-        field: value
-        for field, value in (("title", title), ("introduction", introduction))
-        if value != getattr(survey, field)
-    }
-    question_changes: dict[int, dict[str, str]] = {}
-    label_changes: dict[int, str] = {}
-    for question in questions:
-        corrected = given.get(str(question.pk))
-        if corrected is None:
-            continue
-        if not isinstance(corrected, dict):
-            raise ValidationError(_("Question %(id)s: its texts must be an object.")
-                                  % {"id": question.pk})
-        if corrected.keys() - QUESTION_TEXTS:
-            raise _unknown(set(corrected.keys() - QUESTION_TEXTS))
-        prefix = f"q{question.pk}-"
-        fields = {
-            "text": text(prefix + "text", corrected.get("text"), question.text,
-                         max_length(Question, "text"), True),
-            "help_text": text(prefix + "help_text", corrected.get("help_text"),
-                              question.help_text, max_length(Question, "help_text"), False),
-        }
-        fields = {key: value for key, value in fields.items() if value != getattr(question, key)}
-        if fields:
-            question_changes[question.pk] = fields
-        if "labels" in corrected:
-            label_changes |= _label_changes(question, corrected["labels"], errors, text)
-    if errors:
-        raise ValidationError(errors)
-    return survey_changes, question_changes, label_changes
-
-
-def _label_changes(question: Question, labels: object, errors: dict, text) -> dict[int, str]:
-    """choice id -> its corrected label, for the labels that differ. Refuses (raises) any
-    change of their number or order, and of a yes/no question's labels."""
-    current = question.labels()
-    if not isinstance(labels, list) or len(labels) != len(current):
-        raise _refuse_mechanism()
-    if question.kind == Question.Kind.YES_NO:
-        if labels != current:
-            raise _refuse_mechanism()
-        return {}
-    folded = [label.strip().casefold() if isinstance(label, str) else None for label in labels]
-    was = [label.casefold() for label in current]
-    for i, new in enumerate(folded):
-        # An answer's label given to another answer that does not keep it: a reordering,
-        # which would put the reports counted for one answer under the other's name. (One
-        # that keeps it makes two answers alike: refused below.)
-        if any(new == old != folded[j] for j, old in enumerate(was) if j != i):
-            raise _refuse_mechanism()
-    changed = {}
-    seen = set()
-    for i, (choice, label) in enumerate(zip(question.choices.all(), labels, strict=True)):
-        field = f"q{question.pk}-label{i}"
-        label = text(field, label, choice.label, max_length(Choice, "label"), True)
-        key = label.strip().casefold()
-        if key in seen:
-            errors.setdefault(field, []).append(_("Each answer must be different."))
-        seen.add(key)
-        if label != choice.label:
-            changed[choice.pk] = label
-    return changed

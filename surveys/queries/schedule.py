@@ -1,9 +1,10 @@
-"""A survey's schedule and response target: when it takes answers, and when it closes itself.
+"""When a survey takes answers (its schedule and response target), and what stops it opening.
 
 An open survey takes answers from ``opens_at`` (if set) on, and closes itself once
 ``closes_at`` (if set) has come or it has ``response_target`` (if set) responses. No worker
-watches the clock: the views that show a survey or take a submission call `close_if_due`
-first, so whoever looks next finds it closed. The write path (``submissions.store``) checks
+watches the clock: the views that show a survey or take a submission call
+``surveys.actions.surveys.close_if_due`` first, so whoever looks next finds it closed. The
+write path (``surveys.actions.submissions.store``) checks
 the same conditions under the survey row's lock (`accepting`), so no submission is ever
 stored after the closing time or beyond the target, and closes the survey in the
 transaction of the submission that reaches the target.
@@ -17,14 +18,15 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from django.db.models import Case, F, Q, QuerySet, Value, When
-from django.utils import formats, timezone
-from django.utils.dateformat import format as format_date
+from django.db.models import F, Q
+from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 
-from surveys.models import Survey
-from surveys.templatetags.numbers import thousands
+from surveys.helpers.numbers import epsilon as epsilon_text
+from surveys.helpers.numbers import thousands
+from surveys.helpers.times import relative, researcher_time
+from surveys.models import PrivacyPolicy, Question, Survey, total_epsilon
 
 STATE_FIELDS = (
     "status", "closed_at", "opens_at", "closes_at", "response_target", "response_count",
@@ -72,68 +74,13 @@ def accepting(now: datetime.datetime, responses: int = 1) -> Q:
     )
 
 
-def close_due(surveys: QuerySet[Survey], now: datetime.datetime | None = None) -> int:
-    """Close every open survey of `surveys` that is due, in one statement; returns how many.
-    A survey closed by its closing time is recorded as closed at that time, one closed by its
-    target at `now`. The condition is evaluated on the rows themselves, so a survey whose
-    schedule was changed meanwhile (a later closing time, a larger target) stays open."""
-    now = _now(now)
-    return surveys.filter(due(now), status=Survey.Status.OPEN).update(
-        status=Survey.Status.CLOSED,
-        closed_at=Case(When(closes_at__lte=now, then=F("closes_at")), default=Value(now)),
-    )
-
-
-def close_if_due(survey: Survey, now: datetime.datetime | None = None) -> bool:
-    """Close the open `survey` if its closing time has come or its target is reached.
-    Returns whether this call closed it. When it looks due, `survey` is read again
-    (`STATE_FIELDS`), so it then shows its current status whoever closed it."""
-    now = _now(now)
-    if not survey.is_open or not is_due(survey, now):
-        return False
-    closed = close_due(Survey.objects.filter(pk=survey.pk), now)
-    survey.refresh_from_db(fields=STATE_FIELDS)
-    return closed == 1
-
-
 def not_yet_open(survey: Survey, now: datetime.datetime | None = None) -> bool:
     """Whether the survey is open but its opening time has not come yet: respondents are
     told when it opens, and their answers refused (as for a draft, with 404)."""
     return survey.is_open and survey.opens_at is not None and _now(now) < survey.opens_at
 
 
-def respondent_time(value: datetime.datetime) -> str:
-    """A time for respondents' pages, in the page's language and the site's time zone (UTC):
-    "Nov. 30, 2026, 6 p.m." in English, "30 novembre 2026 18:00" in French."""
-    return formats.date_format(timezone.localtime(value), "DATETIME_FORMAT")
-
-
-def researcher_time(value: datetime.datetime) -> str:
-    """A time for researchers' pages: "30 Nov 2026 18:00 UTC"."""
-    local = timezone.localtime(value)
-    return f"{format_date(local, 'j M Y H:i')} {local.tzname()}"
-
-
-def _relative(value: datetime.datetime, now: datetime.datetime) -> str:
-    """"in 7 days", "3 hours ago": whole days, else hours, else minutes (rounded down)."""
-    seconds = abs((value - now).total_seconds())
-    if seconds >= 86400:
-        count = int(seconds // 86400)
-        text = ngettext("%(count)d day", "%(count)d days", count) % {"count": count}
-    elif seconds >= 3600:
-        count = int(seconds // 3600)
-        text = ngettext("%(count)d hour", "%(count)d hours", count) % {"count": count}
-    elif seconds >= 60:
-        count = int(seconds // 60)
-        text = ngettext("%(count)d minute", "%(count)d minutes", count) % {"count": count}
-    else:
-        text = _("less than a minute")
-    if value > now:
-        return _("in %(time)s") % {"time": text}
-    return _("%(time)s ago") % {"time": text}
-
-
-def opening_problems(survey: Survey, now: datetime.datetime | None = None) -> list[str]:
+def schedule_problems(survey: Survey, now: datetime.datetime | None = None) -> list[str]:
     """What stops the survey from being opened (or reopened) because of its schedule: it
     would close again at once."""
     problems = []
@@ -154,6 +101,48 @@ def opening_problems(survey: Survey, now: datetime.datetime | None = None) -> li
     return problems
 
 
+def opening_problems(survey: Survey, now: datetime.datetime | None = None) -> list[str]:
+    """What stops ``survey`` from being opened or reopened: a draft's readiness, and a
+    schedule that would close it again at once."""
+    problems = readiness_problems(survey) if survey.is_draft else []
+    return problems + schedule_problems(survey, now)
+
+
+def readiness_problems(survey: Survey) -> list[str]:
+    """What stops this draft from being opened, in words a researcher can act on."""
+    problems = []
+    questions = list(survey.ordered_questions())
+    if not questions:
+        problems.append(gettext("Add at least one question."))
+    for question in questions:
+        if question.kind == Question.Kind.CATEGORICAL and len(question.labels()) < 2:
+            problems.append(
+                gettext("“%(text)s” needs at least two choices.") % {"text": question.text}
+            )
+    policy = PrivacyPolicy.current()
+    total = total_epsilon(questions)
+    if total > policy.max_survey_epsilon + 1e-9:
+        problems.append(
+            gettext(
+                "The total epsilon %(total)s is above the site's limit of %(limit)s. Lower "
+                "some questions' epsilon."
+            ) % {"total": epsilon_text(total), "limit": epsilon_text(policy.max_survey_epsilon)}
+        )
+    for question in questions:
+        if question.epsilon > policy.max_question_epsilon + 1e-9:
+            problems.append(
+                gettext(
+                    "“%(text)s” has epsilon %(epsilon)s, above the site's per-question limit "
+                    "of %(limit)s."
+                ) % {
+                    "text": question.text,
+                    "epsilon": epsilon_text(question.epsilon),
+                    "limit": epsilon_text(policy.max_question_epsilon),
+                }
+            )
+    return problems
+
+
 def summary(survey: Survey, now: datetime.datetime | None = None) -> dict[str, Any] | None:
     """The schedule and progress line of the researcher's survey page, or None when the
     survey has no schedule and no target: ``parts`` (texts, joined with " · ") and
@@ -163,7 +152,7 @@ def summary(survey: Survey, now: datetime.datetime | None = None) -> dict[str, A
     parts: list[str] = []
     if survey.opens_at and (survey.is_draft or now < survey.opens_at):
         when = {"time": researcher_time(survey.opens_at),
-                "relative": _relative(survey.opens_at, now)}
+                "relative": relative(survey.opens_at, now)}
         if now < survey.opens_at:
             parts.append(_("Opens %(time)s (%(relative)s)") % when)
         else:
@@ -171,7 +160,7 @@ def summary(survey: Survey, now: datetime.datetime | None = None) -> dict[str, A
     if survey.closes_at:
         passed = now >= survey.closes_at
         when = {"time": researcher_time(survey.closes_at),
-                "relative": _relative(survey.closes_at, now)}
+                "relative": relative(survey.closes_at, now)}
         if not passed:
             parts.append(_("Closes %(time)s (%(relative)s)") % when)
         elif survey.status == Survey.Status.CLOSED:

@@ -7,7 +7,7 @@ bar for the estimate, the 95% interval's whisker and, for the simulated demo, th
 The filters write proportions as the page shows them: ``{{ 0.1234|percent }}`` is "12.3%",
 ``{{ low|percent_range:high }}`` "10.0%–14.6%", ``{{ 0.043|points }}`` "4.3" (percentage
 points, for differences such as margins of error) and ``{{ 0.043|margin }}`` "±4.3 percentage
-points"; ``percent`` and ``thousands`` are the site's (``surveys.templatetags.numbers``).
+points"; ``percent`` and ``thousands`` are the site's (``surveys.helpers.numbers``).
 ``{{ question|shows_truth }}`` tells whether a question's results carry true shares (the
 demo's), ``{{ question|small_sample_answers }}`` names its answers whose figures rest on too
 little information yet.
@@ -19,8 +19,8 @@ from typing import Any
 
 from django import template
 
-from surveys.results import shows_truth
-from surveys.templatetags.numbers import UNKNOWN, percent, thousands
+from surveys.helpers.numbers import UNKNOWN, percent, thousands
+from surveys.queries.results import shows_truth
 
 register = template.Library()
 register.filter("shows_truth", shows_truth)

@@ -14,8 +14,17 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from surveys import ldp, revisions, schedule
+from surveys import ldp
+from surveys.actions.surveys import (
+    close_due,
+    close_if_due,
+    close_survey,
+    duplicate_survey,
+    open_survey,
+)
+from surveys.actions.wording import recording
 from surveys.forms import ConfirmDeleteForm, QuestionForm, SurveyForm
+from surveys.helpers.numbers import epsilon as epsilon_text
 from surveys.ldp import joint
 from surveys.models import (
     FROZEN_MESSAGE,
@@ -27,11 +36,11 @@ from surveys.models import (
     total_epsilon,
     validate_epsilon_value,
 )
-from surveys.results import TARGET_MARGIN, respondents_needed
-from surveys.templatetags.numbers import epsilon as epsilon_text
-from surveys.views.access import get_survey, researcher_required, surveys_for
-from surveys.views.distribution import survey_link
-from surveys.views.respond import respond_context
+from surveys.queries import revisions, schedule
+from surveys.queries.access import surveys_for
+from surveys.queries.results import TARGET_MARGIN, respondents_needed
+from surveys.views.access import get_survey, researcher_required
+from surveys.views.common import survey_link
 
 PLANNING_SIZES = (200, 1000, 5000)
 
@@ -60,7 +69,7 @@ def survey_list(request: HttpRequest) -> HttpResponse:
         .annotate(epsilon_total=TOTAL_EPSILON)
         .order_by("-created_at", "-pk")
     )
-    schedule.close_due(surveys_for(request.user, "view"))  # statuses shown are current
+    close_due(surveys_for(request.user, "view"))  # statuses shown are current
     page = Paginator(surveys, 20).get_page(request.GET.get("page"))
     return render(request, "surveys/survey_list.html", {"page": page})
 
@@ -80,7 +89,7 @@ def survey_create(request: HttpRequest) -> HttpResponse:
 @researcher_required
 def survey_detail(request: HttpRequest, pk: int) -> HttpResponse:
     survey = get_survey(request, pk, "view")
-    schedule.close_if_due(survey)  # its closing time or response target may have come
+    close_if_due(survey)  # its closing time or response target may have come
     policy = PrivacyPolicy.current()
     questions = list(survey.ordered_questions())
     context = {
@@ -89,7 +98,7 @@ def survey_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "questions": questions,
         "policy": policy,
         "total_epsilon": total_epsilon(questions),
-        "problems": survey.readiness_problems() if survey.is_draft else [],
+        "problems": schedule.readiness_problems(survey) if survey.is_draft else [],
         "public_url": survey_link(request, survey),
         "distribute": survey.link_works_for_anyone,  # offer to copy it, and its QR code
         "wordings": revisions.summary(survey),
@@ -103,10 +112,10 @@ def survey_edit(request: HttpRequest, pk: int) -> HttpResponse:
     survey = get_survey(request, pk, "edit")
     # Schedule, target and distribution stay editable once open (they are no mechanism
     # settings); the form checks them against the survey's current status.
-    schedule.close_if_due(survey)
+    close_if_due(survey)
     form = SurveyForm(request.POST or None, instance=survey)
     if request.method == "POST" and form.is_valid():
-        with revisions.recording(survey, request.user):  # the title or introduction may change
+        with recording(survey, request.user):  # the title or introduction may change
             form.save()
         messages.success(request, _("Survey saved."))
         return redirect(survey)
@@ -133,9 +142,9 @@ def survey_open(request: HttpRequest, pk: int) -> HttpResponse:
     if survey.is_open:
         messages.info(request, _("This survey is already open."))
         return redirect(survey)
-    problems = survey.opening_problems()
+    problems = schedule.opening_problems(survey)
     if request.method == "POST" and not problems:
-        survey.open()
+        open_survey(survey)
         messages.success(request, _("The survey is open. Share its link with respondents."))
         return redirect(survey)
     return render(request, "surveys/survey_open.html", {"survey": survey, "problems": problems})
@@ -149,7 +158,7 @@ def survey_close(request: HttpRequest, pk: int) -> HttpResponse:
         messages.info(request, _("Only an open survey can be closed."))
         return redirect(survey)
     if request.method == "POST":
-        survey.close()
+        close_survey(survey)
         messages.success(request, _("The survey is closed: it accepts no more answers."))
         return redirect(survey)
     return render(request, "surveys/survey_close.html", {"survey": survey})
@@ -160,19 +169,12 @@ def survey_close(request: HttpRequest, pk: int) -> HttpResponse:
 def survey_duplicate(request: HttpRequest, pk: int) -> HttpResponse:
     survey = get_survey(request, pk, "edit")
     with transaction.atomic():
-        copy = survey.duplicate()
+        copy = duplicate_survey(survey)
         if copy.owner_id != request.user.pk:  # an editor's copy is the editor's own
             copy.owner = request.user
             copy.save(update_fields=["owner"])
     messages.success(request, _("This is a new draft copy: you can change anything in it."))
     return redirect(copy)
-
-
-@require_safe
-@researcher_required
-def survey_preview(request: HttpRequest, pk: int) -> HttpResponse:
-    survey = get_survey(request, pk, "view")
-    return render(request, "surveys/respond.html", respond_context(request, survey, preview=True))
 
 
 def _question_page(

@@ -15,12 +15,12 @@ from django.shortcuts import render
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_safe
 
-from surveys import breakdowns
 from surveys.forms import BreakdownForm
 from surveys.models import Question, Survey
-from surveys.results import CACHE_SECONDS
+from surveys.queries import breakdowns
+from surveys.queries.results import CACHE_SECONDS
 from surveys.views.access import get_survey
-from surveys.views.results import csv_response
+from surveys.views.common import csv_response
 
 DRAFT = gettext_lazy(
     "This survey is still a draft: breakdowns appear once it is open and has responses."

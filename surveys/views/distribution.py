@@ -10,16 +10,11 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
-from surveys.models import Survey
 from surveys.views.access import get_survey
+from surveys.views.common import survey_link
 
 QR_SCALE = 8
 """SVG units per module of the code (the SVG has a viewBox and no fixed size: it scales)."""
-
-
-def survey_link(request: HttpRequest, survey: Survey) -> str:
-    """The absolute link respondents open (scheme and host as this request reached the site)."""
-    return request.build_absolute_uri(survey.get_public_url())
 
 
 def qr_svg(link: str) -> bytes:

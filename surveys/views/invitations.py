@@ -13,8 +13,8 @@ from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_safe
 
+from surveys.actions.invitations import create_invitations
 from surveys.forms import InvitationForm
-from surveys.models import Invitation
 from surveys.views.access import get_survey, researcher_required
 
 
@@ -25,9 +25,7 @@ def invitation_list(request: HttpRequest, pk: int) -> HttpResponse:
     form = InvitationForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         count = form.cleaned_data["count"]
-        Invitation.objects.bulk_create(
-            [Invitation(survey=survey) for _ in range(count)], batch_size=1000
-        )
+        create_invitations(survey, count)
         messages.success(
             request,
             ngettext(

@@ -7,7 +7,7 @@ from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
-from surveys.ratelimit import is_limited
+from surveys.helpers.ratelimit import is_limited
 
 
 @require_safe

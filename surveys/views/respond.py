@@ -42,17 +42,20 @@ from django.views.decorators.debug import sensitive_variables
 from django.views.decorators.http import require_POST, require_safe
 from django.views.i18n import JSONCatalog
 
-from surveys import schedule
-from surveys.models import Invitation, Question, Survey, total_epsilon
-from surveys.ratelimit import is_limited
-from surveys.submissions import SubmissionError, submission_create
-from surveys.templatetags.privacy_words import (
+from surveys.actions.submissions import SubmissionError, submission_create
+from surveys.actions.surveys import close_if_due
+from surveys.helpers.privacy_words import (
     describe_protection,
     describe_survey_protection,
     percent_number,
     times,
 )
-from surveys.wording import wording
+from surveys.helpers.ratelimit import is_limited
+from surveys.helpers.times import respondent_time
+from surveys.models import Invitation, Question, Survey, total_epsilon
+from surveys.queries import schedule
+from surveys.queries.wording import wording
+from surveys.views.access import get_survey, researcher_required
 
 SUBMIT_MAX_BYTES = 64 * 1024
 BODY_KEYS = {"idempotency_key", "invitation", "reports"}
@@ -239,10 +242,18 @@ def respond_context(
     }
 
 
+@require_safe
+@researcher_required
+def survey_preview(request: HttpRequest, pk: int) -> HttpResponse:
+    """The respondent's page of a survey as its researchers see it: it sends nothing."""
+    survey = get_survey(request, pk, "view")
+    return render(request, "surveys/respond.html", respond_context(request, survey, preview=True))
+
+
 def _unavailable(request: HttpRequest, reason: str, survey: Survey | None = None) -> HttpResponse:
     heading, message, status = UNAVAILABLE[reason]
     if reason == "not-yet-open":
-        message = message % {"time": schedule.respondent_time(survey.opens_at)}
+        message = message % {"time": respondent_time(survey.opens_at)}
     words = wording(survey, [], request.LANGUAGE_CODE) if survey else None
     context = {
         "survey": survey,
@@ -260,7 +271,7 @@ def _closed_reason(survey: Survey) -> str | None:
     its closing time has come or its target is reached."""
     if survey.is_draft:
         return "draft"
-    schedule.close_if_due(survey)
+    close_if_due(survey)
     if not survey.is_open:
         return "closed"
     return "not-yet-open" if schedule.not_yet_open(survey) else None

@@ -11,29 +11,25 @@ cache (REDIS_URL) should clear it.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from surveys import ldp, results, schedule
+from surveys import ldp
+from surveys.actions.surveys import close_if_due
+from surveys.queries import results
 from surveys.views.access import get_survey
-
-CSV_CHUNK = 64 * 1024
-"""Characters of CSV sent per chunk: large enough to be cheap, small enough to stay flat."""
+from surveys.views.common import csv_response
 
 
 @require_safe
 @login_required
 def survey_results(request: HttpRequest, pk: int) -> HttpResponse:
     survey = get_survey(request, pk, "view", staff_may_view=True)
-    schedule.close_if_due(survey)  # the status shown is current
+    close_if_due(survey)  # the status shown is current
     data = results.survey_results(survey)
     return render(
         request,
@@ -53,7 +49,7 @@ def survey_results(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def survey_results_json(request: HttpRequest, pk: int) -> JsonResponse:
     survey = get_survey(request, pk, "view", staff_may_view=True)
-    schedule.close_if_due(survey)
+    close_if_due(survey)
     return JsonResponse(results.survey_results(survey))
 
 
@@ -81,25 +77,3 @@ def export_estimates_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse
     survey = get_survey(request, pk, "view", staff_may_view=True)
     rows = results.estimate_rows(results.survey_results(survey))
     return csv_response(rows, f"survey-{survey.pk}-estimates.csv")
-
-
-def csv_response(rows: Iterable[Sequence[Any]], filename: str) -> StreamingHttpResponse:
-    return StreamingHttpResponse(
-        _csv_chunks(rows),
-        content_type="text/csv; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
-    )
-
-
-def _csv_chunks(rows: Iterable[Sequence[Any]]) -> Iterator[str]:
-    """RFC 4180 CSV (the csv module quotes commas, quotes and newlines), in chunks of about
-    ``CSV_CHUNK`` characters."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    for row in rows:
-        writer.writerow(row)
-        if buffer.tell() >= CSV_CHUNK:
-            yield buffer.getvalue()
-            buffer.seek(0)
-            buffer.truncate()
-    yield buffer.getvalue()

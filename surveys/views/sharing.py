@@ -10,8 +10,9 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
+from surveys.actions import sharing
+from surveys.forms.sharing import ShareChangeForm, ShareForm
 from surveys.models import Survey, SurveyShare
-from surveys.sharing_forms import ShareChangeForm, ShareForm
 from surveys.views.access import get_survey, researcher_required
 
 ACTIONS = ("add", "change", "remove")
@@ -23,40 +24,30 @@ def _role_name(role: str) -> str:
 
 def _add(request: HttpRequest, survey: Survey, form: ShareForm) -> None:
     user, role = form.cleaned_data["user"], form.cleaned_data["role"]
-    name = user.get_username()
-    share, created = SurveyShare.objects.get_or_create(
-        survey=survey, user=user, defaults={"role": role}
-    )
-    if created:
-        messages.success(request, _("%(name)s now has access to this survey: %(role)s.") % {
-            "name": name, "role": _role_name(role)})
-    elif share.role == role:
-        messages.info(request, _("%(name)s already has access to this survey: %(role)s.") % {
-            "name": name, "role": _role_name(role)})
+    values = {"name": user.get_username(), "role": _role_name(role)}
+    outcome = sharing.share_survey(survey, user, role)
+    if outcome == sharing.ADDED:
+        messages.success(request, _("%(name)s now has access to this survey: %(role)s.") % values)
+    elif outcome == sharing.UNCHANGED:
+        messages.info(request, _("%(name)s already has access to this survey: %(role)s.") % values)
     else:
-        share.role = role
-        share.save(update_fields=["role"])
         messages.success(request, _(
             "%(name)s already had access to this survey; their role is now: %(role)s."
-        ) % {"name": name, "role": _role_name(role)})
+        ) % values)
 
 
 def _change(request: HttpRequest, form: ShareChangeForm) -> None:
     share, role = form.cleaned_data["share"], form.cleaned_data["role"]
-    name = share.user.get_username()
-    if share.role == role:
-        messages.info(request, _("%(name)s's role is already: %(role)s.") % {
-            "name": name, "role": _role_name(role)})
-        return
-    share.role = role
-    share.save(update_fields=["role"])
-    messages.success(request, _("%(name)s's role is now: %(role)s.") % {
-        "name": name, "role": _role_name(role)})
+    values = {"name": share.user.get_username(), "role": _role_name(role)}
+    if sharing.change_role(share, role):
+        messages.success(request, _("%(name)s's role is now: %(role)s.") % values)
+    else:
+        messages.info(request, _("%(name)s's role is already: %(role)s.") % values)
 
 
 def _remove(request: HttpRequest, form: ShareChangeForm) -> None:
     share = form.cleaned_data["share"]
-    share.delete()
+    sharing.remove_share(share)
     messages.success(request, _("%(name)s no longer has access to this survey.") % {
         "name": share.user.get_username()})
 

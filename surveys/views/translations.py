@@ -10,8 +10,9 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
-from surveys import revisions
-from surveys.forms import TranslationForm, language_name
+from surveys.actions.wording import recording
+from surveys.forms import TranslationForm
+from surveys.helpers.languages import language_name
 from surveys.models import SurveyTranslation
 from surveys.views.access import get_survey, researcher_required
 
@@ -60,7 +61,7 @@ def translation_edit(request: HttpRequest, pk: int, language: str) -> HttpRespon
     translation = survey.translations.filter(language=language).first()
     if request.method == "POST" and "remove" in request.POST:
         if translation:
-            with revisions.recording(survey, request.user):  # an opened survey's wording
+            with recording(survey, request.user):  # an opened survey's wording
                 translation.delete()
             messages.success(request, _("The %(language)s translation was removed.") % {
                 "language": name})
@@ -73,7 +74,7 @@ def translation_edit(request: HttpRequest, pk: int, language: str) -> HttpRespon
         texts=translation.texts if translation else None,
     )
     if request.method == "POST" and form.is_valid():
-        with revisions.recording(survey, request.user):  # an opened survey's wording
+        with recording(survey, request.user):  # an opened survey's wording
             SurveyTranslation.objects.update_or_create(
                 survey=survey, language=language, defaults={"texts": form.texts()}
             )

@@ -20,9 +20,10 @@ from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
-from surveys import revisions
+from surveys.actions.wording import MECHANISM_KEYS, correct
+from surveys.helpers.numbers import epsilon as epsilon_text
 from surveys.models import Choice, Question, Survey, max_length
-from surveys.templatetags.numbers import epsilon as epsilon_text
+from surveys.queries import revisions
 from surveys.views.access import get_survey, researcher_required
 
 
@@ -76,10 +77,10 @@ class WordingForm(forms.Form):
         self.helper.layout = Layout(*layout)
 
     def texts(self) -> dict:
-        """The corrected texts for ``Survey.correct_wording``, from the valid form, with
+        """The corrected texts for ``surveys.actions.wording.correct``, from the valid form, with
         anything posted beyond its fields that would change how reports were randomized (an
         extra answer, a yes/no question's labels, a type, epsilon or mechanism), which
-        ``correct_wording`` then refuses."""
+        ``correct`` then refuses."""
         data = self.cleaned_data
         texts = {"title": data["title"], "introduction": data["introduction"], "questions": {}}
         for question in self.questions:
@@ -95,17 +96,17 @@ class WordingForm(forms.Form):
                 i += 1
             if question.kind == Question.Kind.CATEGORICAL or labels:
                 corrected["labels"] = labels
-            for name in revisions.MECHANISM_KEYS:  # posted by a crafted form: refused
+            for name in MECHANISM_KEYS:  # posted by a crafted form: refused
                 if prefix + name in self.data:
                     corrected[name] = self.data[prefix + name]
             texts["questions"][str(question.pk)] = corrected
-        for name in revisions.MECHANISM_KEYS:  # posted by a crafted form: refused
+        for name in MECHANISM_KEYS:  # posted by a crafted form: refused
             if name in self.data:
                 texts[name] = self.data[name]
         return texts
 
     def refused(self, error: ValidationError) -> None:
-        """Show ``correct_wording``'s refusal on the fields it names, or above them."""
+        """Show ``correct``'s refusal on the fields it names, or above them."""
         if not hasattr(error, "error_dict"):
             self.add_error(None, error)
             return
@@ -129,7 +130,7 @@ def survey_wording(request: HttpRequest, pk: int) -> HttpResponse:
     status = 200
     if request.method == "POST" and form.is_valid():
         try:
-            revision = survey.correct_wording(form.texts(), request.user)
+            revision = correct(survey, form.texts(), request.user)
         except ValidationError as error:
             form.refused(error)
             if any(e.code == "mechanism" for e in form.non_field_errors().as_data()):

@@ -5,8 +5,9 @@ from django.contrib.auth.models import Group, User
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from surveys.actions.simulate import DEMO_TITLE, DEMO_TRUTH, DEMO_USE_BY_YEAR, load_demo_responses
+from surveys.actions.surveys import open_survey
 from surveys.models import Choice, Question, Survey
-from surveys.simulate import DEMO_TITLE, DEMO_TRUTH, DEMO_USE_BY_YEAR, load_demo_responses
 
 ACCOUNTS = {
     # username: (password, is_staff)
@@ -97,6 +98,6 @@ class Command(BaseCommand):
             Choice.objects.bulk_create(
                 [Choice(question=question, order=i, label=label) for i, label in enumerate(labels)]
             )
-        survey.open()
+        open_survey(survey)
         load_demo_responses(survey)
         return True

@@ -1,0 +1,4 @@
+"""The Django admin: surveys with their questions and translations, and the site's privacy
+policy (``surveys``); the "Add user" page that makes a researcher in one step (``users``)."""
+
+from surveys.admin import surveys, users  # noqa: F401 (importing them registers their admins)

@@ -1,0 +1,14 @@
+"""Forms for researchers, one module per page they serve. Epsilon rules come from the site's
+privacy policy. Every form is importable from here."""
+
+from surveys.forms.breakdowns import BreakdownForm
+from surveys.forms.invitations import InvitationForm
+from surveys.forms.questions import QuestionForm
+from surveys.forms.sharing import ShareChangeForm, ShareForm
+from surveys.forms.surveys import ConfirmDeleteForm, SurveyForm
+from surveys.forms.translations import TranslationForm
+
+__all__ = [
+    "BreakdownForm", "ConfirmDeleteForm", "InvitationForm", "QuestionForm", "ShareChangeForm",
+    "ShareForm", "SurveyForm", "TranslationForm",
+]

@@ -1,0 +1,99 @@
+"""A question: its kind, text, epsilon (within the site's privacy policy) and answers."""
+
+from __future__ import annotations
+
+from crispy_forms.helper import FormHelper
+from django import forms
+from django.utils.functional import lazy
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from surveys import ldp
+from surveys.helpers.numbers import epsilon as epsilon_text
+from surveys.models import Choice, PrivacyPolicy, Question
+
+
+class QuestionForm(forms.ModelForm):
+    """A question and, for multiple choice, its choices typed one per line."""
+
+    choices = forms.CharField(
+        label=_("Choices"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 6}),
+        help_text=_(
+            "One choice per line, in the order respondents will see them. "
+            "At least two, each different."
+        ),
+    )
+
+    class Meta:
+        model = Question
+        fields = [
+            "text", "help_text", "kind", "used_for_breakdowns", "epsilon", "mechanism_override",
+        ]
+        labels = {
+            "text": _("Question"),
+            "help_text": _("Help text (optional)"),
+            "kind": _("Answer type"),
+            "epsilon": _("Privacy level (epsilon)"),
+            "mechanism_override": _("Randomization method"),
+            "used_for_breakdowns": _("Used for breakdowns (a grouping question)"),
+        }
+        help_texts = {
+            "epsilon": lazy(
+                lambda: gettext(
+                    "Smaller means stronger protection for respondents but a wider margin of "
+                    "error (the smallest allowed is %(min)s); see what your choice means on the "
+                    "right."
+                ) % {"min": epsilon_text(ldp.MIN_EPSILON)},
+                str,
+            )(),
+        }
+        widgets = {
+            "epsilon": forms.NumberInput(
+                attrs={"step": "any", "min": f"{ldp.MIN_EPSILON:g}", "inputmode": "decimal"}
+            ),
+        }
+
+    def __init__(self, *args, policy: PrivacyPolicy, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.policy = policy
+        self.fields["epsilon"].widget.attrs["max"] = f"{policy.max_question_epsilon:g}"
+        if self.instance.epsilon is None:
+            self.initial["epsilon"] = policy.default_epsilon
+        if self.instance.pk and self.instance.kind == Question.Kind.CATEGORICAL:
+            self.initial["choices"] = "\n".join(self.instance.labels())
+        if not policy.allow_mechanism_override:
+            del self.fields["mechanism_override"]
+        self.helper = FormHelper()
+        self.helper.form_tag = False
+
+    def clean_choices(self) -> list[str]:
+        lines = [line.strip() for line in self.cleaned_data["choices"].splitlines()]
+        return [line for line in lines if line]
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        if cleaned.get("kind") == Question.Kind.CATEGORICAL:
+            labels = cleaned.get("choices", [])
+            if len(labels) < 2:
+                self.add_error(
+                    "choices", gettext("A multiple-choice question needs at least two choices.")
+                )
+            elif len({label.casefold() for label in labels}) != len(labels):
+                self.add_error("choices", gettext("Each choice must be different."))
+            elif any(len(label) > 200 for label in labels):
+                self.add_error("choices", gettext("A choice can be at most 200 characters long."))
+        return cleaned
+
+    def save(self, commit: bool = True) -> Question:
+        question = super().save(commit=True)
+        question.choices.all().delete()
+        if question.kind == Question.Kind.CATEGORICAL:
+            Choice.objects.bulk_create(
+                [
+                    Choice(question=question, order=i, label=label)
+                    for i, label in enumerate(self.cleaned_data["choices"])
+                ]
+            )
+        return question

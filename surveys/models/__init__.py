@@ -1,0 +1,50 @@
+"""The data: surveys and their questions, the randomized reports respondents send, and the
+site's privacy rules. Every model is importable from here (``from surveys.models import
+Survey``); each lives in the module that says what it holds:
+
+- ``policy``: ``PrivacyPolicy`` and the checks of an epsilon;
+- ``survey``: ``Survey``, ``Question``, ``Choice``;
+- ``texts``: ``SurveyTranslation`` and ``WordingRevision`` (what respondents read);
+- ``sharing``: ``SurveyShare``;
+- ``responses``: ``Submission``, ``Tally``, ``PairTally``, ``Invitation``.
+
+Models hold fields, constraints and one-row rules; every write that touches more than one
+row or model is in ``surveys.actions``.
+"""
+
+from surveys.models.policy import (
+    EPSILON_TOO_SMALL,
+    PrivacyPolicy,
+    epsilon_too_small,
+    validate_epsilon_value,
+)
+from surveys.models.responses import Invitation, PairTally, Submission, Tally
+from surveys.models.sharing import SurveyShare
+from surveys.models.survey import (
+    FROZEN_MESSAGE,
+    PUBLIC_TOKEN,
+    TOTAL_EPSILON,
+    Choice,
+    Question,
+    Survey,
+    build_mechanism,
+    max_length,
+    new_public_id,
+    refuse_if_frozen,
+    total_epsilon,
+)
+from surveys.models.texts import (
+    QUESTION_TEXTS,
+    SURVEY_TEXTS,
+    SurveyTranslation,
+    WordingRevision,
+    validate_translation_texts,
+)
+
+__all__ = [
+    "EPSILON_TOO_SMALL", "FROZEN_MESSAGE", "PUBLIC_TOKEN", "QUESTION_TEXTS", "SURVEY_TEXTS",
+    "TOTAL_EPSILON", "Choice", "Invitation", "PairTally", "PrivacyPolicy", "Question",
+    "Submission", "Survey", "SurveyShare", "SurveyTranslation", "Tally", "WordingRevision",
+    "build_mechanism", "epsilon_too_small", "max_length", "new_public_id", "refuse_if_frozen",
+    "total_epsilon", "validate_epsilon_value", "validate_translation_texts",
+]

@@ -1,0 +1,42 @@
+"""What several pages share: a survey's link, and CSV downloads."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from django.http import HttpRequest, StreamingHttpResponse
+
+from surveys.models import Survey
+
+CSV_CHUNK = 64 * 1024
+"""Characters of CSV sent at a time."""
+
+
+def survey_link(request: HttpRequest, survey: Survey) -> str:
+    """The absolute link respondents open (scheme and host as this request reached the site)."""
+    return request.build_absolute_uri(survey.get_public_url())
+
+
+def csv_response(rows: Iterable[Sequence[Any]], filename: str) -> StreamingHttpResponse:
+    return StreamingHttpResponse(
+        _csv_chunks(rows),
+        content_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+def _csv_chunks(rows: Iterable[Sequence[Any]]) -> Iterator[str]:
+    """RFC 4180 CSV (the csv module quotes commas, quotes and newlines), in chunks of about
+    ``CSV_CHUNK`` characters."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    for row in rows:
+        writer.writerow(row)
+        if buffer.tell() >= CSV_CHUNK:
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate()
+    yield buffer.getvalue()
