@@ -25,6 +25,7 @@ from surveys.actions.surveys import (
 from surveys.actions.wording import recording
 from surveys.forms import ConfirmDeleteForm, QuestionForm, SurveyForm
 from surveys.helpers.numbers import epsilon as epsilon_text
+from surveys.kinds import KINDS, YES_NO
 from surveys.ldp import joint
 from surveys.models import (
     FROZEN_MESSAGE,
@@ -262,12 +263,7 @@ def _explain(
     ``grouping`` is None for an ordinary question; for a grouping question ("used for
     breakdowns") it is ``_grouping``'s advice and planner within a group."""
     mechanism = build_mechanism(kind, epsilon, k, override)
-    if kind == Question.Kind.YES_NO:
-        reason = _("Yes/no questions use randomized response, the most accurate method for them.")
-    elif override:
-        reason = _("You chose this method.")
-    else:
-        reason = ldp.choice_reason(epsilon, k)
+    reason = KINDS[kind].mechanism_reason(epsilon, k, override)
     at_share = share is not None
     return {
         "epsilon": epsilon,
@@ -374,7 +370,7 @@ def _grouping(
         else None
     )
     mechanism = build_mechanism(kind, epsilon, k, override)
-    other = build_mechanism(Question.Kind.YES_NO, policy.default_epsilon, 2)
+    other = build_mechanism(YES_NO.value, policy.default_epsilon, 2)
     known = group_share is not None
     return {
         "suggested_epsilon": suggested,
@@ -383,7 +379,7 @@ def _grouping(
         "hint": hint,
         "default_epsilon": policy.default_epsilon,
         "max_question_epsilon": policy.max_question_epsilon,
-        "other_kind": Question.Kind.YES_NO.value,
+        "other_kind": YES_NO.value,
         "other_epsilon": policy.default_epsilon,
         "other_mechanism": other.label,
         "group_share": group_share,
@@ -460,9 +456,9 @@ def epsilon_explain(request: HttpRequest) -> JsonResponse:
         validate_epsilon_value(epsilon)
     except ValidationError as error:
         return _refuse(above_limit or error.messages[0])
-    kind = request.GET.get("kind", Question.Kind.YES_NO)
+    kind = request.GET.get("kind", YES_NO.value)
     override = request.GET.get("override", "")
-    if kind not in Question.Kind.values or override not in Question.Override.values:
+    if kind not in KINDS or override not in Question.Override.values:
         return _refuse(_("Unknown answer type or method."))
     if not 2 <= k <= ldp.MAX_CATEGORIES:
         return _refuse(
