@@ -9,8 +9,9 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from surveys import kinds, ldp
+from surveys.actions.questions import save_question
 from surveys.helpers.numbers import epsilon as epsilon_text
-from surveys.models import Choice, PrivacyPolicy, Question
+from surveys.models import PrivacyPolicy, Question
 
 
 class QuestionForm(forms.ModelForm):
@@ -81,13 +82,5 @@ class QuestionForm(forms.ModelForm):
         return cleaned
 
     def save(self, commit: bool = True) -> Question:
-        question = super().save(commit=True)
-        question.choices.all().delete()
-        if question.question_kind.choices:
-            Choice.objects.bulk_create(
-                [
-                    Choice(question=question, order=i, label=label)
-                    for i, label in enumerate(self.cleaned_data["choices"])
-                ]
-            )
-        return question
+        """The question with its answers, through ``surveys.actions.questions``."""
+        return save_question(super().save(commit=False), self.cleaned_data["choices"])

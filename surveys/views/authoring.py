@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from surveys import ldp
+from surveys.actions.questions import delete_question, move_question
 from surveys.actions.surveys import (
     close_due,
     close_if_due,
@@ -184,8 +185,7 @@ def _question_page(
     policy = PrivacyPolicy.current()
     form = QuestionForm(request.POST or None, instance=question, policy=policy)
     if request.method == "POST" and form.is_valid():
-        with transaction.atomic():
-            form.save()
+        form.save()
         messages.success(request, _("Question saved."))
         return redirect(survey)
     others = total_epsilon(survey.questions.exclude(pk=question.pk))
@@ -222,7 +222,7 @@ def question_delete(request: HttpRequest, pk: int) -> HttpResponse:
     if survey.is_frozen:
         return _frozen(request, survey)
     if request.method == "POST":
-        question.delete()
+        delete_question(question)
         messages.success(request, _("Question deleted."))
         return redirect(survey)
     return render(request, "surveys/question_delete.html", {"question": question})
@@ -236,14 +236,7 @@ def question_move(request: HttpRequest, pk: int) -> HttpResponse:
     survey = question.survey
     if survey.is_frozen:
         return _frozen(request, survey)
-    questions = list(survey.ordered_questions())
-    i = questions.index(question)
-    j = i - 1 if request.POST.get("direction") == "up" else i + 1
-    if 0 <= j < len(questions):
-        questions[i], questions[j] = questions[j], questions[i]
-        with transaction.atomic():
-            for order, item in enumerate(questions, start=1):
-                Question.objects.filter(pk=item.pk).update(order=order)
+    move_question(question, up=request.POST.get("direction") == "up")
     return redirect(f"{survey.get_absolute_url()}#question-{question.pk}")
 
 
