@@ -232,7 +232,7 @@ def _label_changes(question: Question, labels: object, errors: dict, text) -> di
     current = question.labels()
     if not isinstance(labels, list) or len(labels) != len(current):
         raise _refuse_mechanism()
-    if question.kind == Question.Kind.YES_NO:
+    if not question.question_kind.choices:  # the site's own answers
         if labels != current:
             raise _refuse_mechanism()
         return {}

@@ -8,9 +8,10 @@ from django.utils.functional import lazy
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from surveys import ldp
+from surveys import kinds, ldp
+from surveys.actions.questions import save_question
 from surveys.helpers.numbers import epsilon as epsilon_text
-from surveys.models import Choice, PrivacyPolicy, Question
+from surveys.models import PrivacyPolicy, Question
 
 
 class QuestionForm(forms.ModelForm):
@@ -61,7 +62,7 @@ class QuestionForm(forms.ModelForm):
         self.fields["epsilon"].widget.attrs["max"] = f"{policy.max_question_epsilon:g}"
         if self.instance.epsilon is None:
             self.initial["epsilon"] = policy.default_epsilon
-        if self.instance.pk and self.instance.kind == Question.Kind.CATEGORICAL:
+        if self.instance.pk and self.instance.question_kind.choices:
             self.initial["choices"] = "\n".join(self.instance.labels())
         if not policy.allow_mechanism_override:
             del self.fields["mechanism_override"]
@@ -74,26 +75,12 @@ class QuestionForm(forms.ModelForm):
 
     def clean(self) -> dict:
         cleaned = super().clean()
-        if cleaned.get("kind") == Question.Kind.CATEGORICAL:
-            labels = cleaned.get("choices", [])
-            if len(labels) < 2:
-                self.add_error(
-                    "choices", gettext("A multiple-choice question needs at least two choices.")
-                )
-            elif len({label.casefold() for label in labels}) != len(labels):
-                self.add_error("choices", gettext("Each choice must be different."))
-            elif any(len(label) > 200 for label in labels):
-                self.add_error("choices", gettext("A choice can be at most 200 characters long."))
+        kind = kinds.KINDS.get(cleaned.get("kind"))
+        if kind is not None:
+            for problem in kind.answer_problems(cleaned.get("choices", [])):
+                self.add_error("choices", problem)
         return cleaned
 
     def save(self, commit: bool = True) -> Question:
-        question = super().save(commit=True)
-        question.choices.all().delete()
-        if question.kind == Question.Kind.CATEGORICAL:
-            Choice.objects.bulk_create(
-                [
-                    Choice(question=question, order=i, label=label)
-                    for i, label in enumerate(self.cleaned_data["choices"])
-                ]
-            )
-        return question
+        """The question with its answers, through ``surveys.actions.questions``."""
+        return save_question(super().save(commit=False), self.cleaned_data["choices"])

@@ -65,8 +65,8 @@ class TranslationForm(forms.Form):
                      shown["help_text"], shown["help_text_lang"],
                      max_length(Question, "help_text")),
             ]
-            # A yes/no question's answers are the site's own Yes and No, in every language.
-            translatable = question.kind != Question.Kind.YES_NO
+            # Only the researcher's own answers: the site translates its own (Yes and No).
+            translatable = question.question_kind.choices
             for i, (main, label, lang) in enumerate(
                 zip(question.labels(), shown["labels"], shown["label_langs"], strict=True)
             ):

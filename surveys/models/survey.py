@@ -20,7 +20,7 @@ from django.urls import reverse
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from surveys import ldp
+from surveys import kinds, ldp
 from surveys.helpers.numbers import epsilon as epsilon_text
 from surveys.models.policy import PrivacyPolicy, validate_epsilon_value
 
@@ -163,10 +163,6 @@ class Survey(models.Model):
 
 
 class Question(models.Model):
-    class Kind(models.TextChoices):
-        YES_NO = "yesno", _("Yes / no")
-        CATEGORICAL = "categorical", _("Multiple choice (one answer)")
-
     class Override(models.TextChoices):
         AUTOMATIC = "", _("Automatic (lowest error)")
         GRR = "grr", _("k-ary randomized response (GRR)")
@@ -177,7 +173,7 @@ class Question(models.Model):
     order = models.PositiveIntegerField(default=0)
     text = models.CharField(max_length=500)
     help_text = models.CharField(max_length=500, blank=True)
-    kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.YES_NO)
+    kind = models.CharField(max_length=12, choices=kinds.CHOICES, default=kinds.YES_NO.value)
     epsilon = models.FloatField(validators=[validate_epsilon_value])
     mechanism_override = models.CharField(
         max_length=8, choices=Override.choices, blank=True, default=""
@@ -264,10 +260,16 @@ class Question(models.Model):
                 }
             )
 
+    @property
+    def question_kind(self) -> kinds.QuestionKind:
+        """What this question's kind answers for the rest of the code (``surveys.kinds``)."""
+        return kinds.KINDS[self.kind]
+
     def labels(self) -> list[str]:
-        if self.kind == self.Kind.YES_NO:
-            return ["No", "Yes"]
-        return [c.label for c in self.choices.all()]
+        """Its answers in order: the researcher's choices, or the kind's own (in English)."""
+        if self.question_kind.choices:
+            return [c.label for c in self.choices.all()]
+        return self.question_kind.answers_in("en")
 
     def mechanism(self) -> ldp.Mechanism:
         """The frozen mechanism once the survey is open; the one it would get while a draft."""
@@ -289,11 +291,9 @@ def refuse_if_frozen(survey: Survey) -> None:
 
 
 def build_mechanism(kind: str, epsilon: float, k: int, override: str = "") -> ldp.Mechanism:
-    """The mechanism a question gets: Warner's randomized response for yes/no, and for
-    categorical questions the lower-variance one for its k and epsilon unless overridden."""
-    if kind == Question.Kind.YES_NO:
-        return ldp.randomized_response(epsilon)
-    return ldp.choose_categorical(epsilon, max(k, 2), override or None)
+    """The mechanism a question of ``kind`` (a value of ``Question.kind``) with ``k`` answers
+    gets at ``epsilon``: its kind's (``surveys.kinds``)."""
+    return kinds.KINDS[kind].mechanism(epsilon, k, override)
 
 
 class Choice(models.Model):

@@ -21,6 +21,7 @@ from django.db.models import F, Func, TextField
 from surveys import ldp
 from surveys.ldp import joint
 from surveys.models import PairTally, Question, Survey
+from surveys.queries.contracts import BreakdownQuestion, BreakdownResults
 from surveys.queries.results import CACHE_SECONDS, snapshot
 
 
@@ -132,7 +133,7 @@ def breakdown_results(
     question: Question,
     group: Question,
     compare: tuple[int, int] | None = None,
-) -> dict[str, Any]:
+) -> BreakdownResults:
     """What the breakdown of ``question`` by ``group`` shows, as JSON-ready data (shares are
     proportions in [0, 1]; NaN becomes None): per group its estimated size and share of
     respondents and the share of each answer within it, each with its 95% interval; the
@@ -163,7 +164,7 @@ def _computed(
     group: Question,
     compare: tuple[int, int] | None,
     counts: joint.PairCounts,
-) -> dict[str, Any]:
+) -> BreakdownResults:
     positions = {q.pk: position for position, q in enumerate(survey.ordered_questions(), 1)}
     found = joint.breakdown(group.mechanism(), question.mechanism(), counts)
     group_labels, answer_labels = group.labels(), question.labels()
@@ -250,7 +251,7 @@ def association_summary(p_value: float) -> str:
     )
 
 
-def _describe(question: Question, position: int) -> dict[str, Any]:
+def _describe(question: Question, position: int) -> BreakdownQuestion:
     mechanism = question.mechanism()
     return {
         "id": question.pk,
@@ -290,7 +291,7 @@ BREAKDOWN_COLUMNS = [
 ]
 
 
-def breakdown_rows(results: dict[str, Any]) -> Iterator[list[Any]]:
+def breakdown_rows(results: BreakdownResults) -> Iterator[list[Any]]:
     """The breakdown CSV: a header, then one row per (group, answer)."""
     yield BREAKDOWN_COLUMNS
     for group in results["groups"]:

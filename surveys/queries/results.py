@@ -23,6 +23,7 @@ from django.core.cache import cache
 from surveys import ldp
 from surveys.models import Question, Survey, Tally, total_epsilon
 from surveys.queries import revisions
+from surveys.queries.contracts import Metadata, QuestionResults, SurveyResults
 from surveys.queries.wording import translate
 
 TARGET_MARGIN = 0.05
@@ -49,7 +50,7 @@ EXPORT_CHUNK = 2000
 """Reports fetched per round trip while streaming the export: memory stays flat."""
 
 
-def survey_results(survey: Survey) -> dict[str, Any]:
+def survey_results(survey: Survey) -> SurveyResults:
     """Everything the dashboard shows, as JSON-ready data (shares are proportions in [0, 1]).
 
     Once a survey is open its questions (with any simulated truth) are frozen and its tallies
@@ -144,7 +145,7 @@ def respondents_needed(
 
 def question_results(
     question: Question, position: int, counts: list[int] | None, n: int
-) -> dict[str, Any]:
+) -> QuestionResults:
     """One question's results from its k support counts and the number of reports n.
 
     Planner figures: ``margin_of_error`` (worst case, None without reports; it exceeds 1 when
@@ -170,7 +171,7 @@ def question_results(
     labels = question.labels()
     needed = respondents_needed(mechanism, TARGET_MARGIN)
     margin = mechanism.margin_of_error(n) if n else None
-    result: dict[str, Any] = {
+    result: QuestionResults = {
         "id": question.pk,
         "position": position,
         "text": question.text,
@@ -219,7 +220,7 @@ def question_results(
     return result
 
 
-def shows_truth(question: dict[str, Any]) -> bool:
+def shows_truth(question: QuestionResults) -> bool:
     """Whether a question's results (from ``question_results``) carry true shares, which only
     the simulated demo's do."""
     return any(category["truth"] is not None for category in question["categories"] or [])
@@ -237,7 +238,7 @@ ESTIMATE_COLUMNS = [
 ]
 
 
-def estimate_rows(results: dict[str, Any]) -> Iterator[list[Any]]:
+def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
     """The estimates CSV: a header, then one row per (question, answer) with numbers."""
     yield ESTIMATE_COLUMNS
     methods = [results["methods"]["estimate"]["name"], results["methods"]["interval"]["name"]]
@@ -295,7 +296,7 @@ PRIVACY_NOTE = (
 )
 
 
-def export_metadata(survey: Survey) -> dict[str, Any]:
+def export_metadata(survey: Survey) -> Metadata:
     """What the reports CSV means: each question's columns, labels and frozen mechanism, and
     the survey's texts in every other language of the site, as respondents reading that
     language see them (the main language's texts wherever no translation gives one).

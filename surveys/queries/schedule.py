@@ -26,7 +26,7 @@ from django.utils.translation import gettext as _
 from surveys.helpers.numbers import epsilon as epsilon_text
 from surveys.helpers.numbers import thousands
 from surveys.helpers.times import relative, researcher_time
-from surveys.models import PrivacyPolicy, Question, Survey, total_epsilon
+from surveys.models import PrivacyPolicy, Survey, total_epsilon
 
 STATE_FIELDS = (
     "status", "closed_at", "opens_at", "closes_at", "response_target", "response_count",
@@ -115,10 +115,7 @@ def readiness_problems(survey: Survey) -> list[str]:
     if not questions:
         problems.append(gettext("Add at least one question."))
     for question in questions:
-        if question.kind == Question.Kind.CATEGORICAL and len(question.labels()) < 2:
-            problems.append(
-                gettext("“%(text)s” needs at least two choices.") % {"text": question.text}
-            )
+        problems += question.question_kind.readiness_problems(question.text, question.labels())
     policy = PrivacyPolicy.current()
     total = total_epsilon(questions)
     if total > policy.max_survey_epsilon + 1e-9:

@@ -10,13 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from django.utils import translation
-from django.utils.translation import pgettext_lazy
-
 from surveys.models import Question, Survey
-
-YES_NO_LABELS = (pgettext_lazy("answer", "No"), pgettext_lazy("answer", "Yes"))
-"""A yes/no question's answers in the page's language, in the order of ``Question.labels``."""
 
 
 def wording(survey: Survey, questions: Iterable[Question], language: str) -> dict[str, Any]:
@@ -63,9 +57,8 @@ def translate(
         help_text, help_text_lang = pick(given.get("help_text"), question.help_text)
         given_labels = given.get("labels")
         given_labels = given_labels if isinstance(given_labels, list) else []
-        if question.kind == Question.Kind.YES_NO:
-            with translation.override(language):
-                labels = [(str(label), language) for label in YES_NO_LABELS]
+        if not question.question_kind.choices:  # the site's own answers, in its language
+            labels = [(label, language) for label in question.question_kind.answers_in(language)]
         else:
             labels = [
                 pick(given_labels[i] if i < len(given_labels) else None, main)

@@ -20,6 +20,7 @@ from typing import Any
 from django import template
 
 from surveys.helpers.numbers import UNKNOWN, percent, thousands
+from surveys.kinds import KINDS
 from surveys.queries.results import shows_truth
 
 register = template.Library()
@@ -75,6 +76,13 @@ def margin(proportion: float) -> str:
     if proportion >= 1:
         return "more than ±100 percentage points"
     return f"±{points(proportion)} percentage points"
+
+
+@register.filter
+def kind_headline(question: dict[str, Any]) -> str | None:
+    """The template of the part of a question's results card above its chart (its kind's
+    ``headline_template``), or None."""
+    return KINDS[question["kind"]].headline_template
 
 
 NAMED_ANSWERS = 3

@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from surveys import ldp
+from surveys.actions.questions import delete_question, move_question
 from surveys.actions.surveys import (
     close_due,
     close_if_due,
@@ -25,6 +26,7 @@ from surveys.actions.surveys import (
 from surveys.actions.wording import recording
 from surveys.forms import ConfirmDeleteForm, QuestionForm, SurveyForm
 from surveys.helpers.numbers import epsilon as epsilon_text
+from surveys.kinds import KINDS, YES_NO
 from surveys.ldp import joint
 from surveys.models import (
     FROZEN_MESSAGE,
@@ -183,8 +185,7 @@ def _question_page(
     policy = PrivacyPolicy.current()
     form = QuestionForm(request.POST or None, instance=question, policy=policy)
     if request.method == "POST" and form.is_valid():
-        with transaction.atomic():
-            form.save()
+        form.save()
         messages.success(request, _("Question saved."))
         return redirect(survey)
     others = total_epsilon(survey.questions.exclude(pk=question.pk))
@@ -221,7 +222,7 @@ def question_delete(request: HttpRequest, pk: int) -> HttpResponse:
     if survey.is_frozen:
         return _frozen(request, survey)
     if request.method == "POST":
-        question.delete()
+        delete_question(question)
         messages.success(request, _("Question deleted."))
         return redirect(survey)
     return render(request, "surveys/question_delete.html", {"question": question})
@@ -235,14 +236,7 @@ def question_move(request: HttpRequest, pk: int) -> HttpResponse:
     survey = question.survey
     if survey.is_frozen:
         return _frozen(request, survey)
-    questions = list(survey.ordered_questions())
-    i = questions.index(question)
-    j = i - 1 if request.POST.get("direction") == "up" else i + 1
-    if 0 <= j < len(questions):
-        questions[i], questions[j] = questions[j], questions[i]
-        with transaction.atomic():
-            for order, item in enumerate(questions, start=1):
-                Question.objects.filter(pk=item.pk).update(order=order)
+    move_question(question, up=request.POST.get("direction") == "up")
     return redirect(f"{survey.get_absolute_url()}#question-{question.pk}")
 
 
@@ -262,12 +256,7 @@ def _explain(
     ``grouping`` is None for an ordinary question; for a grouping question ("used for
     breakdowns") it is ``_grouping``'s advice and planner within a group."""
     mechanism = build_mechanism(kind, epsilon, k, override)
-    if kind == Question.Kind.YES_NO:
-        reason = _("Yes/no questions use randomized response, the most accurate method for them.")
-    elif override:
-        reason = _("You chose this method.")
-    else:
-        reason = ldp.choice_reason(epsilon, k)
+    reason = KINDS[kind].mechanism_reason(epsilon, k, override)
     at_share = share is not None
     return {
         "epsilon": epsilon,
@@ -374,7 +363,7 @@ def _grouping(
         else None
     )
     mechanism = build_mechanism(kind, epsilon, k, override)
-    other = build_mechanism(Question.Kind.YES_NO, policy.default_epsilon, 2)
+    other = build_mechanism(YES_NO.value, policy.default_epsilon, 2)
     known = group_share is not None
     return {
         "suggested_epsilon": suggested,
@@ -383,7 +372,7 @@ def _grouping(
         "hint": hint,
         "default_epsilon": policy.default_epsilon,
         "max_question_epsilon": policy.max_question_epsilon,
-        "other_kind": Question.Kind.YES_NO.value,
+        "other_kind": YES_NO.value,
         "other_epsilon": policy.default_epsilon,
         "other_mechanism": other.label,
         "group_share": group_share,
@@ -460,9 +449,9 @@ def epsilon_explain(request: HttpRequest) -> JsonResponse:
         validate_epsilon_value(epsilon)
     except ValidationError as error:
         return _refuse(above_limit or error.messages[0])
-    kind = request.GET.get("kind", Question.Kind.YES_NO)
+    kind = request.GET.get("kind", YES_NO.value)
     override = request.GET.get("override", "")
-    if kind not in Question.Kind.values or override not in Question.Override.values:
+    if kind not in KINDS or override not in Question.Override.values:
         return _refuse(_("Unknown answer type or method."))
     if not 2 <= k <= ldp.MAX_CATEGORIES:
         return _refuse(

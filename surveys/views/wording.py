@@ -55,7 +55,7 @@ class WordingForm(forms.Form):
                 max_length=max_length(Question, "help_text"),
             )
             names = [prefix + "text", prefix + "help_text"]
-            if question.kind == Question.Kind.CATEGORICAL:
+            if question.question_kind.choices:
                 for i, label in enumerate(question.labels()):
                     name = f"{prefix}label{i}"
                     self.fields[name] = forms.CharField(
@@ -68,7 +68,7 @@ class WordingForm(forms.Form):
                 "epsilon": epsilon_text(question.epsilon),
                 "mechanism": question.mechanism().label,
             }
-            if question.kind == Question.Kind.YES_NO:
+            if not question.question_kind.choices:
                 fixed += " " + _("Its answers are “No” and “Yes”.")
             note = HTML(format_html('<p class="small text-body-secondary">{}</p>', fixed))
             layout.append(Fieldset(_("Question %(n)d") % {"n": position}, *names, note))
@@ -94,7 +94,7 @@ class WordingForm(forms.Form):
             while f"{prefix}label{i}" in self.data:  # posted beyond the form's answers
                 labels.append(self.data[f"{prefix}label{i}"])
                 i += 1
-            if question.kind == Question.Kind.CATEGORICAL or labels:
+            if question.question_kind.choices or labels:
                 corrected["labels"] = labels
             for name in MECHANISM_KEYS:  # posted by a crafted form: refused
                 if prefix + name in self.data:

@@ -7,6 +7,7 @@ from django.db import transaction
 
 from surveys.actions.simulate import DEMO_TITLE, DEMO_TRUTH, DEMO_USE_BY_YEAR, load_demo_responses
 from surveys.actions.surveys import open_survey
+from surveys.kinds import CATEGORICAL, YES_NO
 from surveys.models import Choice, Question, Survey
 
 ACCOUNTS = {
@@ -70,7 +71,7 @@ class Command(BaseCommand):
         year = Question.objects.create(
             survey=survey,
             order=1,
-            kind=Question.Kind.CATEGORICAL,
+            kind=CATEGORICAL.value,
             epsilon=2.0,
             text="Which year of your studies are you in?",
             used_for_breakdowns=True,
@@ -79,7 +80,7 @@ class Command(BaseCommand):
         Question.objects.create(
             survey=survey,
             order=2,
-            kind=Question.Kind.YES_NO,
+            kind=YES_NO.value,
             epsilon=1.0,
             text="Have you used cannabis in the past 12 months?",
             simulated_truth=list(DEMO_TRUTH[1]),
@@ -88,7 +89,7 @@ class Command(BaseCommand):
         categorical = Question.objects.create(
             survey=survey,
             order=3,
-            kind=Question.Kind.CATEGORICAL,
+            kind=CATEGORICAL.value,
             epsilon=2.0,
             text="How often do you use cannabis?",
             help_text="Think of a typical month this year.",

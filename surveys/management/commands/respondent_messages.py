@@ -23,7 +23,7 @@ RESPONDENT_FILES = [
     "templates/surveys/respond_unavailable.html",
     "surveys/views/respond.py",
     "surveys/actions/submissions.py",
-    "surveys/queries/wording.py",
+    "surveys/kinds/answers.py",
     "surveys/helpers/privacy_words.py",
     "surveysite/middleware.py",
     "static/surveys/i18n.js",

@@ -1,0 +1,91 @@
+"""What every kind of question answers for the rest of the code: the seam.
+
+A kind (yes/no, multiple choice, ...) is one instance of ``QuestionKind``, defined in one
+module of this package and listed in ``surveys.kinds.KINDS``. The models, queries, actions,
+forms, views and templates ask it, never test ``question.kind`` themselves:
+
+- authoring: its name (``label``), whether the researcher types its answers (``choices``:
+  one per line, at least ``min_choices``) or the site gives them (``fixed_answers``), and
+  ``answer_problems`` for what a researcher typed;
+- privacy: ``mechanism``, the randomizer its reports are drawn with (frozen in the
+  question's ``spec`` when the survey opens), and ``mechanism_reason`` in words;
+- reports, tallies, estimates and exports follow from that mechanism (``surveys.ldp``: its
+  report format, ``validate_report``, ``support`` and ``estimate``), whatever the kind;
+- results: ``headline_template``, the part of its card above the chart (or None), in
+  ``templates/surveys/results/kinds/``;
+- browser: the page's script randomizes by the mechanism's ``encoding``
+  (``static/surveys/ldp.js``), the JavaScript twin of ``surveys.ldp``.
+
+docs/kinds.md says how to add a kind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.utils import translation
+from django.utils.functional import Promise
+from django.utils.translation import gettext
+
+from surveys import ldp
+
+MAX_CHOICE_LENGTH = 200
+"""The longest answer a researcher may type (``Choice.label``)."""
+
+
+@dataclass(frozen=True)
+class QuestionKind:
+    value: str
+    """What ``Question.kind`` stores."""
+    label: Promise
+    """Its name on researchers' pages."""
+    choices: bool
+    """Whether the researcher types its answers (``Choice`` rows, translatable and
+    correctable once opened); otherwise its answers are ``fixed_answers``."""
+    fixed_answers: tuple[Promise, ...] = ()
+    """The site's own answers, in the page's language (their English text is what exports
+    and stored wordings hold)."""
+    min_choices: int = 0
+    """How many answers a researcher must type, for a kind with ``choices``."""
+    headline_template: str | None = None
+    """The part of its results card above the chart, or None."""
+
+    def answers(self, choice_labels: list[str]) -> list[str]:
+        """Its answers in order, in the survey's terms: the researcher's choices, or the
+        site's fixed answers in English."""
+        if self.choices:
+            return choice_labels
+        with translation.override("en"):
+            return [str(answer) for answer in self.fixed_answers]
+
+    def answers_in(self, language: str) -> list[str]:
+        """The site's fixed answers in ``language`` (for a kind without ``choices``)."""
+        with translation.override(language):
+            return [str(answer) for answer in self.fixed_answers]
+
+    def mechanism(self, epsilon: float, k: int, override: str = "") -> ldp.Mechanism:
+        """The randomizer of a question of this kind with ``k`` answers at ``epsilon``
+        (``override``: a mechanism the researcher chose, where the policy allows it)."""
+        raise NotImplementedError
+
+    def mechanism_reason(self, epsilon: float, k: int, override: str = "") -> str:
+        """Why it gets that mechanism, in one sentence for the authoring panel."""
+        raise NotImplementedError
+
+    def answer_problems(self, labels: list[str]) -> list[str]:
+        """What is wrong with the answers a researcher typed (none for fixed answers)."""
+        if not self.choices:
+            return []
+        if len(labels) < self.min_choices:
+            return [gettext("A multiple-choice question needs at least two choices.")]
+        if len({label.casefold() for label in labels}) != len(labels):
+            return [gettext("Each choice must be different.")]
+        if any(len(label) > MAX_CHOICE_LENGTH for label in labels):
+            return [gettext("A choice can be at most 200 characters long.")]
+        return []
+
+    def readiness_problems(self, text: str, labels: list[str]) -> list[str]:
+        """What stops a question of this kind with these answers from being opened."""
+        if self.choices and len(labels) < self.min_choices:
+            return [gettext("“%(text)s” needs at least two choices.") % {"text": text}]
+        return []

@@ -1,0 +1,28 @@
+"""Yes/no questions: Warner's randomized response, the most accurate method for them. The
+answers are the site's own "No" and "Yes" (index 0 and 1), in every language."""
+
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from surveys import ldp
+from surveys.kinds.answers import YES_NO_ANSWERS
+from surveys.kinds.base import QuestionKind
+
+
+class YesNoKind(QuestionKind):
+    def mechanism(self, epsilon: float, k: int = 2, override: str = "") -> ldp.Mechanism:
+        return ldp.randomized_response(epsilon)
+
+    def mechanism_reason(self, epsilon: float, k: int = 2, override: str = "") -> str:
+        return gettext(
+            "Yes/no questions use randomized response, the most accurate method for them."
+        )
+
+
+YES_NO = YesNoKind(
+    value="yesno",
+    label=_("Yes / no"),
+    choices=False,
+    fixed_answers=YES_NO_ANSWERS,
+    headline_template="surveys/results/kinds/yesno.html",
+)

@@ -1,0 +1,189 @@
+"""The shapes of what the read side hands to pages, scripts and programs: the results JSON,
+the breakdown JSON and the metadata export. Templates, the pages' scripts, the CSV columns
+and docs/results-api.md and docs/exports.md read these fields; a test checks that the docs
+name every one, and that the JSON has exactly them. Adding a field here is the one place to
+start (and a reason to bump ``results.RESULTS_VERSION``)."""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+
+class Method(TypedDict):
+    name: str
+    description: str
+
+
+class Methods(TypedDict):
+    estimate: Method
+    interval: Method
+
+
+class Wordings(TypedDict):
+    count: int
+    latest: Any  # when the current wording began (a datetime; ISO 8601 in JSON), or None
+
+
+class SurveySummary(TypedDict):
+    id: int
+    title: str
+    status: str
+    opened_at: str | None
+    closed_at: str | None
+    responses: int
+    total_epsilon: float
+
+
+class CategoryResults(TypedDict):
+    index: int
+    label: str
+    estimate: float
+    ci_low: float
+    ci_high: float
+    small_sample: bool
+    support_count: int
+    unbiased: float
+    std_error: float
+    unbiased_ci_low: float
+    unbiased_ci_high: float
+    mle: float
+    consistent: float
+    truth: float | None
+
+
+class QuestionResults(TypedDict):
+    id: int
+    position: int
+    text: str
+    kind: str
+    used_for_breakdowns: bool
+    labels: list[str]
+    mechanism: dict[str, Any]  # the frozen spec: ``surveys.ldp.from_spec`` rebuilds it
+    mechanism_label: str
+    n: int
+    margin_of_error: float | None
+    n_for_target_margin: int | None
+    more_for_target_margin: int | None
+    small_sample: bool
+    large_margin: bool
+    warning: bool
+    categories: list[CategoryResults] | None
+
+
+class SurveyResults(TypedDict):
+    survey: SurveySummary
+    snapshot: str | None
+    wordings: Wordings
+    methods: Methods
+    questions: list[QuestionResults]
+
+
+class BreakdownSurvey(TypedDict):
+    id: int
+    title: str
+    status: str
+
+
+class BreakdownQuestion(TypedDict):
+    id: int
+    position: int
+    text: str
+    labels: list[str]
+    epsilon: float
+    mechanism_label: str
+
+
+class GroupAnswer(TypedDict):
+    index: int
+    label: str
+    share: float | None
+    ci_low: float | None
+    ci_high: float | None
+    joint: float | None
+    joint_ci_low: float | None
+    joint_ci_high: float | None
+    truth: float | None
+
+
+class Group(TypedDict):
+    index: int
+    label: str
+    size: float | None
+    share: float | None
+    ci_low: float | None
+    ci_high: float | None
+    small: bool
+    answers: list[GroupAnswer]
+
+
+class DifferenceAnswer(TypedDict):
+    index: int
+    label: str
+    estimate: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+
+class Difference(TypedDict):
+    groups: list[int]
+    labels: list[str]
+    answers: list[DifferenceAnswer]
+
+
+class Association(TypedDict):
+    statistic: float | None
+    df: int
+    p_value: float | None
+    evidence: bool
+    summary: str
+
+
+class BreakdownMethods(TypedDict):
+    joint: str
+    share_interval: str
+    difference_interval: str
+    association: str
+
+
+class BreakdownResults(TypedDict):
+    survey: BreakdownSurvey
+    n: int
+    question: BreakdownQuestion
+    by: BreakdownQuestion
+    groups: list[Group]
+    difference: Difference
+    association: Association
+    methods: BreakdownMethods
+    snapshot: str
+
+
+class MetadataSurvey(TypedDict):
+    title: str
+    status: str
+    opened_at: str | None
+    total_epsilon: float
+    language: str
+    translations: dict[str, dict[str, str]]
+
+
+class QuestionMetadata(TypedDict):
+    position: int
+    text: str
+    help_text: str
+    kind: str
+    labels: list[str]
+    columns: list[str]
+    encoding: str
+    epsilon: float
+    mechanism: dict[str, Any]
+    mechanism_label: str
+    reading: str
+    translations: dict[str, dict[str, Any]]
+
+
+class Metadata(TypedDict):
+    survey: MetadataSurvey
+    privacy: str
+    rows: str
+    questions: list[QuestionMetadata]
+    wordings: list[dict[str, Any]]
