@@ -2,11 +2,12 @@
 // every answer in this browser and sends only the reports; see respond_core.js for the
 // pure parts and ldp.js for the randomizers.
 //
-// True answers exist only in this page while it is open: the checked radio buttons. The
+// True answers exist only in this page while it is open: in the answer controls (controls/). The
 // browser's storage receives only what is sent (the key and the randomized reports), written
 // just before the first attempt; from then on those reports are final. Every attempt sends
 // exactly the same body, and nothing ever draws again for this survey in this browser.
 
+import { controlOf } from "./controls/index.js";
 import { gettext, loadCatalog } from "./i18n.js";
 import { randomize } from "./ldp.js";
 import {
@@ -75,31 +76,26 @@ function showSent(container) {
   container.hidden = false;
 }
 
-function radios() {
-  return document.querySelectorAll("fieldset[data-question] input[type=radio]");
+function fieldsets() {
+  return document.querySelectorAll("fieldset[data-question]");
 }
 
+/** The true answers given so far: question id -> answer, read from the answer controls. */
 function answers() {
   const given = {};
-  for (const question of data.questions) {
-    const checked = document.querySelector(`input[name="answer-${question.id}"]:checked`);
-    if (checked) given[question.id] = Number(checked.value);
+  for (const fieldset of fieldsets()) {
+    const answer = controlOf(fieldset).read(fieldset);
+    if (answer !== undefined) given[fieldset.dataset.question] = answer;
   }
   return given;
 }
 
-function highlight(fieldset) {
-  for (const option of fieldset.querySelectorAll(".answer-option")) {
-    const chosen = option.querySelector("input").checked;
-    option.classList.toggle("border-primary", chosen);
-    option.classList.toggle("bg-primary-subtle", chosen);
-  }
-}
-
-/** Forget the true answers: uncheck every radio button. */
+/** Forget the true answers: clear every answer control. */
 function clearAnswers() {
-  for (const input of radios()) input.checked = false;
-  for (const fieldset of document.querySelectorAll("fieldset[data-question]")) highlight(fieldset);
+  for (const fieldset of fieldsets()) {
+    controlOf(fieldset).clear(fieldset);
+    controlOf(fieldset).highlight(fieldset);
+  }
   updateProgress();
 }
 
@@ -118,7 +114,7 @@ function markMissing(fieldset, missing) {
 
 function answered(event) {
   const fieldset = event.currentTarget;
-  highlight(fieldset);
+  controlOf(fieldset).highlight(fieldset);
   markMissing(fieldset, false);
   updateProgress();
   const status = document.getElementById("respond-status");
@@ -132,7 +128,7 @@ function tell(status, message, kind, missing = false) {
 }
 
 function setAnswering(enabled) {
-  for (const fieldset of document.querySelectorAll("fieldset[data-question]")) {
+  for (const fieldset of fieldsets()) {
     fieldset.disabled = !enabled;
   }
 }
@@ -214,7 +210,7 @@ async function send(button, status) {
 }
 
 function setUpAnswering() {
-  for (const fieldset of document.querySelectorAll("fieldset[data-question]")) {
+  for (const fieldset of fieldsets()) {
     fieldset.addEventListener("change", answered);
   }
   const resend = document.getElementById("resend-answers");

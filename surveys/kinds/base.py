@@ -13,8 +13,10 @@ forms, views and templates ask it, never test ``question.kind`` themselves:
   report format, ``validate_report``, ``support`` and ``estimate``), whatever the kind;
 - results: ``headline_template``, the part of its card above the chart (or None), in
   ``templates/surveys/results/kinds/``;
-- browser: the page's script randomizes by the mechanism's ``encoding``
-  (``static/surveys/ldp.js``), the JavaScript twin of ``surveys.ldp``.
+- respondents: ``answer_control``, how the true answer is given: its template
+  (``templates/surveys/respond/controls/<control>.html``) and the script that reads it
+  (``static/surveys/controls/<control>.js``), which then randomizes it by the mechanism's
+  ``encoding`` (``static/surveys/ldp.js``, the JavaScript twin of ``surveys.ldp``).
 
 docs/kinds.md says how to add a kind.
 """
@@ -49,6 +51,12 @@ class QuestionKind:
     """How many answers a researcher must type, for a kind with ``choices``."""
     headline_template: str | None = None
     """The part of its results card above the chart, or None."""
+    answer_control: str = "one_choice"
+    """How a respondent gives the true answer (see the module's docstring)."""
+
+    @property
+    def answer_template(self) -> str:
+        return f"surveys/respond/controls/{self.answer_control}.html"
 
     def answers(self, choice_labels: list[str]) -> list[str]:
         """Its answers in order, in the survey's terms: the researcher's choices, or the

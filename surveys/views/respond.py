@@ -203,6 +203,8 @@ def respond_context(
                 "help_text_lang": texts["help_text_lang"],
                 "options": list(zip(labels, label_langs, strict=True)),
                 "note": describe_protection(mechanism),
+                "answer_control": question.question_kind.answer_control,
+                "answer_template": question.question_kind.answer_template,
                 "mechanism": mechanism,
             }
         )

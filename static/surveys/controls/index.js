@@ -1,0 +1,15 @@
+// The respondent page's answer controls, by the name a question's fieldset carries in its
+// data-control attribute (its kind's answer_control, surveys/kinds/). Each module reads the
+// true answer from its fieldset (read), forgets it (clear) and shows it (highlight); the
+// answer never leaves the page: respond.js randomizes it (ldp.js) and sends only the report.
+
+import * as oneChoice from "./one_choice.js";
+
+export const ANSWER_CONTROLS = { one_choice: oneChoice };
+
+/** The control of a question's fieldset. */
+export function controlOf(fieldset) {
+  const control = ANSWER_CONTROLS[fieldset.dataset.control];
+  if (!control) throw new Error(`no answer control named ${fieldset.dataset.control}`);
+  return control;
+}

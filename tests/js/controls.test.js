@@ -1,0 +1,51 @@
+// The respondent page's answer controls (static/surveys/controls/), on a stand-in for the DOM.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { ANSWER_CONTROLS, controlOf } from "../../static/surveys/controls/index.js";
+import * as oneChoice from "../../static/surveys/controls/one_choice.js";
+
+/** A fieldset of `count` radio buttons, each in an option, as one_choice.html renders it. */
+function choiceFieldset(count, dataset = { control: "one_choice", question: "7" }) {
+  const radios = Array.from({ length: count }, (_, i) => ({ value: String(i), checked: false }));
+  const options = radios.map((input) => {
+    const classes = new Set();
+    return {
+      querySelector: () => input,
+      classList: { toggle: (name, on) => (on ? classes.add(name) : classes.delete(name)), has: (name) => classes.has(name) },
+    };
+  });
+  return {
+    dataset,
+    radios,
+    options,
+    querySelector: (selector) => {
+      assert.equal(selector, "input[type=radio]:checked");
+      return radios.find((input) => input.checked) ?? null;
+    },
+    querySelectorAll: (selector) => (selector === ".answer-option" ? options : radios),
+  };
+}
+
+test("one choice reads the chosen option's index, and nothing before a choice", () => {
+  const fieldset = choiceFieldset(3);
+  assert.equal(oneChoice.read(fieldset), undefined);
+  fieldset.radios[2].checked = true;
+  assert.equal(oneChoice.read(fieldset), 2);
+});
+
+test("one choice forgets the answer and shows which option is chosen", () => {
+  const fieldset = choiceFieldset(2);
+  fieldset.radios[1].checked = true;
+  oneChoice.highlight(fieldset);
+  assert.deepEqual(fieldset.options.map((o) => o.classList.has("border-primary")), [false, true]);
+  oneChoice.clear(fieldset);
+  assert.equal(oneChoice.read(fieldset), undefined);
+  oneChoice.highlight(fieldset);
+  assert.deepEqual(fieldset.options.map((o) => o.classList.has("border-primary")), [false, false]);
+});
+
+test("a fieldset's control is found by its data-control, and an unknown one is refused", () => {
+  assert.equal(controlOf(choiceFieldset(2)), ANSWER_CONTROLS.one_choice);
+  assert.throws(() => controlOf(choiceFieldset(2, { control: "slider" })), /no answer control named slider/);
+});
