@@ -27,6 +27,7 @@ from surveys.models import (
     Choice,
     Question,
     Survey,
+    SurveyTranslation,
     WordingRevision,
     max_length,
 )
@@ -94,6 +95,21 @@ def recording(survey: Survey, author) -> Iterator[None]:
         baseline(survey)
         yield
         record(survey, author)
+
+
+def save_translation(survey: Survey, language: str, texts: dict, author=None) -> None:
+    """Store ``survey``'s texts in ``language`` (validated ``SurveyTranslation.texts``),
+    new or replacing the ones it had, keeping the wording before and after (``recording``)."""
+    with recording(survey, author):
+        SurveyTranslation.objects.update_or_create(
+            survey=survey, language=language, defaults={"texts": texts}
+        )
+
+
+def remove_translation(translation: SurveyTranslation, author=None) -> None:
+    """Delete a survey's translation, keeping the wording before and after."""
+    with recording(translation.survey, author):
+        translation.delete()
 
 
 def _lock(survey: Survey) -> None:

@@ -10,10 +10,9 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
-from surveys.actions.wording import recording
+from surveys.actions.wording import remove_translation, save_translation
 from surveys.forms import TranslationForm
 from surveys.helpers.languages import language_name
-from surveys.models import SurveyTranslation
 from surveys.views.access import get_survey, researcher_required
 
 
@@ -61,8 +60,7 @@ def translation_edit(request: HttpRequest, pk: int, language: str) -> HttpRespon
     translation = survey.translations.filter(language=language).first()
     if request.method == "POST" and "remove" in request.POST:
         if translation:
-            with recording(survey, request.user):  # an opened survey's wording
-                translation.delete()
+            remove_translation(translation, request.user)
             messages.success(request, _("The %(language)s translation was removed.") % {
                 "language": name})
         return redirect("survey-translations", survey.pk)
@@ -74,10 +72,7 @@ def translation_edit(request: HttpRequest, pk: int, language: str) -> HttpRespon
         texts=translation.texts if translation else None,
     )
     if request.method == "POST" and form.is_valid():
-        with recording(survey, request.user):  # an opened survey's wording
-            SurveyTranslation.objects.update_or_create(
-                survey=survey, language=language, defaults={"texts": form.texts()}
-            )
+        save_translation(survey, language, form.texts(), request.user)
         messages.success(request, _("The %(language)s translation was saved.") % {
             "language": name})
         return redirect("survey-translations", survey.pk)
