@@ -7,10 +7,17 @@
    the median of ``REPEATS`` timings (``time.perf_counter``). Target: at most 0.5 ms.
 2. Equality with the implementation at commit 3591d42 (loaded from git into a temporary
    module, its Phi replaced by ``scipy.special.ndtr`` like today's): the headline (maximum
-   likelihood) on >= 100,000 count vectors, the interval ends (ci_low, ci_high) on
-   >= 100,000 counts (``intervals`` of many counts at once, in the same chunks for both),
-   and ``estimate`` itself on every timed question. Target: largest |difference| <= 1e-9.
-3. The change that replacing the old Phi (a Chebyshev fit of erfc, relative error 1.2e-7)
+   likelihood) on >= 100,000 count vectors and ``estimate`` itself on every timed question.
+   Target: largest |difference| <= 1e-9 (intervals: see 3).
+3. Interval ends (ci_low, ci_high) on >= 100,000 counts (``intervals`` of many counts at
+   once) against two versions of the interval search of commit 06f544b (its
+   ``surveys/ldp/_intervals.py``, loaded from git): as it was ("before": exact sums over a
+   window of 5 sd + 5 counts, leaving out up to ~1e-7 of the mass, and seven rounds), and a
+   high-precision reference (the same search with the window widened to 12 sd + 15 counts,
+   so that less than 1e-20 of the mass is left out, and ten refining rounds instead of six,
+   so that the bracket is below 1e-13 wide). Target: largest |difference| from the
+   reference <= 1e-9.
+4. The change that replacing the old Phi (a Chebyshev fit of erfc, relative error 1.2e-7)
    by ``ndtr`` makes by itself: the old code with either Phi, on part of the grid of 2.
 
 Exits with status 1 when a target is missed.
@@ -32,6 +39,15 @@ sys.path.insert(0, str(ROOT))
 from surveys import ldp  # noqa: E402
 
 REFERENCE_COMMIT = "3591d42"
+SEARCH_COMMIT = "06f544b"
+WINDOW_PATCHES = (
+    # (text in the interval code of SEARCH_COMMIT, its high-precision replacement)
+    ("math.ceil(2 * EXACT_BELOW_VARIANCE + 10 * math.sqrt(EXACT_BELOW_VARIANCE)) + 14",
+     "math.ceil(2 * EXACT_BELOW_VARIANCE + 24 * math.sqrt(EXACT_BELOW_VARIANCE)) + 40"),
+    ("2 * math.ceil(5 * float(spread.max()) + 5) + 1",
+     "2 * math.ceil(12 * float(spread.max()) + 15) + 1"),
+    ("np.floor(n * lam - 5 * spread - 5)", "np.floor(n * lam - 12 * spread - 15)"),
+)
 TARGET_SECONDS = 0.5e-3
 TARGET_DIFFERENCE = 1e-9
 REPEATS = 7
@@ -55,6 +71,26 @@ def reference_module(name: str, exact_phi: bool):
     exec(compile(source, f"{REFERENCE_COMMIT}:mechanisms.py", "exec"), module.__dict__)
     if exact_phi:
         module._normal_cdf = ndtr
+    return module
+
+
+def search_module(name: str, precise: bool):
+    """surveys/ldp/_intervals.py as of ``SEARCH_COMMIT``, as a fresh module; ``precise``
+    widens its exact sums (``WINDOW_PATCHES``) and adds four refining rounds."""
+    source = subprocess.run(
+        ["git", "show", f"{SEARCH_COMMIT}:surveys/ldp/_intervals.py"],
+        cwd=ROOT, check=True, capture_output=True, text=True,
+    ).stdout
+    if precise:
+        for old, new in WINDOW_PATCHES:
+            assert source.count(old) == 1, old
+            source = source.replace(old, new)
+    spec = importlib.util.spec_from_loader(name, loader=None)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    exec(compile(source, f"{SEARCH_COMMIT}:_intervals.py", "exec"), module.__dict__)
+    if precise:
+        module.SEARCH_ROUNDS = (128,) + (16,) * 10
     return module
 
 
@@ -126,30 +162,35 @@ def interval_counts(m, category: int, n: int, size: int, rng: np.random.Generato
     return np.concatenate([[0, 1, n - 1, n], counts])
 
 
-def interval_equality(ref_a, ref_b, cases: int, share_b: float):
-    """Largest |difference| of the interval ends between today's code and ``ref_a`` over
-    about ``cases`` counts; also between ``ref_a`` and ``ref_b`` on about ``share_b`` of
-    them. ``intervals`` takes many counts at once and works through them in chunks of 64,
-    the same for all three."""
+def interval_equality(before, precise, ref_a, ref_b, cases: int, share_b: float):
+    """Over about ``cases`` counts: the largest |difference| of the interval ends (low, high)
+    of today's code from ``before`` and from ``precise`` (``search_module``), and of
+    ``before`` from ``precise``; on about ``share_b`` of them, that of ``ref_b`` from
+    ``ref_a``. ``intervals`` takes many counts at once, as ``category_intervals`` does."""
     rng = np.random.default_rng(11)
     triples = list(zip(mechanisms(ldp), mechanisms(ref_a), mechanisms(ref_b), strict=True))
     jobs = [(m, ra, rb, c) for (_, m), (_, ra), (_, rb) in triples
             for c in range(2 if m.encoding == "bit" else 1)]
     each = 64 * -(-cases // (len(jobs) * len(SIZES) * 64))
-    worst = np.zeros(2)
+    worst = np.zeros((3, 2))  # rows: now - before, now - precise, before - precise
     swap = np.zeros(2)
     done = swapped = 0
     for index, (m, ra, rb, category) in enumerate(jobs):
+        ends = tuple(v[category] for v in (m._a, m._b, m._a_bar, m._b_bar))
         for n in SIZES:
             counts = interval_counts(m, category, n, each, rng)
+            same = tuple(np.full(counts.size, v) for v in ends)
             got = m.category_intervals(category, counts, n)
-            want = ra.category_intervals(category, counts, n)
-            worst = np.maximum(worst, [np.max(np.abs(g - w)) for g, w in zip(got, want,
-                                                                            strict=True)])
+            old = before.intervals(counts.astype(float), n, same, 0.05)
+            best = precise.intervals(counts.astype(float), n, same, 0.05)
+            for row, (x, y) in enumerate(((got, old), (got, best), (old, best))):
+                worst[row] = np.maximum(worst[row], [np.max(np.abs(u - v)) for u, v in
+                                                     zip(x, y, strict=True)])
             done += counts.size
             if index % round(1 / share_b) == 0:
-                old = rb.category_intervals(category, counts, n)
-                swap = np.maximum(swap, [np.max(np.abs(o - w)) for o, w in zip(old, want,
+                want = ra.category_intervals(category, counts, n)
+                other = rb.category_intervals(category, counts, n)
+                swap = np.maximum(swap, [np.max(np.abs(o - w)) for o, w in zip(other, want,
                                                                               strict=True)])
                 swapped += counts.size
     return done, worst, swapped, swap
@@ -181,16 +222,27 @@ def main() -> int:
           f"ci_high {worst_estimate[2]:.2e}")
     cases, worst_mle = headline_equality(ref, int(HEADLINE_CASES * scale))
     print(f"  headline (mle) of {cases:,} count vectors: largest |difference| {worst_mle:.2e}")
+    before = search_module("search_before", precise=False)
+    precise = search_module("search_precise", precise=True)
     cases_iv, worst_iv, swapped, swap = interval_equality(
-        ref, ref_old_phi, int(INTERVAL_CASES * scale), 0.25
+        before, precise, ref, ref_old_phi, int(INTERVAL_CASES * scale), 0.25
     )
-    print(f"  intervals of {cases_iv:,} counts: largest |difference| ci_low {worst_iv[0]:.2e}, "
-          f"ci_high {worst_iv[1]:.2e}")
-    print(f"\nPhi swap alone (old code, erfc fit vs ndtr) on {swapped:,} counts: largest change "
-          f"ci_low {swap[0]:.2e}, ci_high {swap[1]:.2e}")
-    largest = max(*worst_estimate, worst_mle, *worst_iv)
+    print(f"\nInterval ends of {cases_iv:,} counts, largest |difference| (low, high):")
+    for label, (low, high) in zip(
+        (f"today's code from {SEARCH_COMMIT} (before)",
+         "today's code from the high-precision reference",
+         f"{SEARCH_COMMIT} (before) from the high-precision reference"),
+        worst_iv, strict=True,
+    ):
+        print(f"  {label:<58}{low:.2e}  {high:.2e}")
+    print(f"\nPhi swap alone ({REFERENCE_COMMIT}, erfc fit vs ndtr) on {swapped:,} counts: "
+          f"largest change ci_low {swap[0]:.2e}, ci_high {swap[1]:.2e}")
+    largest = max(*worst_estimate[:1], worst_mle)
     if largest > TARGET_DIFFERENCE:
-        missed.append(f"largest difference from {REFERENCE_COMMIT} {largest:.2e} > 1e-9")
+        missed.append(f"largest headline difference from {REFERENCE_COMMIT} {largest:.2e} > 1e-9")
+    if worst_iv[1].max() > TARGET_DIFFERENCE:
+        missed.append(f"largest interval difference from the high-precision reference "
+                      f"{worst_iv[1].max():.2e} > 1e-9")
     if cases < HEADLINE_CASES * scale or cases_iv < INTERVAL_CASES * scale:
         missed.append("fewer equality cases than planned")
     for line in missed:

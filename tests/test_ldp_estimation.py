@@ -556,3 +556,45 @@ def test_log_binomial_coefficients_are_tabulated_once_per_n(n):
     # ln n! - ln t! - ln (n - t)! cancels: the error is a few ulps of ln n!.
     assert np.allclose(log_choose, expected, rtol=1e-13, atol=1e-15 * math.lgamma(n + 1) + 1e-12)
     assert not log_choose.flags.writeable
+
+
+@pytest.mark.parametrize("n", [30, 400])
+@pytest.mark.parametrize("m", [ldp.grr(1.0, 5), ldp.oue(4.0, 3), ldp.randomized_response(0.5)])
+def test_exact_p_value_is_the_sum_over_every_count(m, n):
+    """The tails from the incomplete beta function against a sum of math.comb terms over all
+    n + 1 counts, at every trial rate between lam_hat(y) and both ends; both are exact, so
+    they agree to rounding (1e-12)."""
+    from surveys.ldp import _intervals
+
+    a, b = float(m._a[0]), float(m._b[0])
+    ys = np.array([0.0, 1.0, 3.0, n * (a + b) / 2 // 1, n - 2.0, float(n)])
+    size = ys.size
+    ends = tuple(np.full(size, v) for v in (a, b, 1 - a, 1 - b))
+    count = np.concatenate([ys, ys])[:, None]
+    two = np.concatenate([ends[0], ends[0]])[:, None], np.concatenate([ends[1], ends[1]])[:, None]
+    side = _intervals.Ends(count, two[0], two[1], 1 - two[0], 1 - two[1], two[0] - two[1], count,
+                           np.zeros(2 * size, int), np.arange(2 * size))
+    side = side._replace(best=_intervals.best_log_likelihood(count, n, side))
+    upward = np.arange(2 * size) >= size
+    hat = np.clip((ys / n - b) / (a - b), 0, 1)
+    inside, outside = np.concatenate([hat, hat]), np.concatenate([np.zeros(size), np.ones(size)])
+    f = inside[:, None] + (outside - inside)[:, None] * np.linspace(0.01, 0.99, 25)
+    table = _intervals.crossings(n, side, upward)
+    got = _intervals.p_value(f, n, side, table, upward)
+    lam = b + (a - b) * f
+    exact = n * lam * (1 - lam) <= ldp.EXACT_BELOW_VARIANCE
+    assert exact.sum() > 100
+
+    def loglik(y: int, rate: float) -> float:
+        return y * math.log(rate) + (n - y) * math.log(1 - rate) if 0 < rate < 1 else 0.0
+
+    def best(y: int) -> float:
+        return loglik(y, b + (a - b) * min(max((y / n - b) / (a - b), 0.0), 1.0))
+
+    for r, c in zip(*np.nonzero(exact), strict=True):
+        y, rate = int(count[r, 0]), float(lam[r, c])
+        observed = loglik(y, rate) - best(y)
+        tie = 1e-9 * (1 + abs(observed))
+        want = sum(math.comb(n, t) * rate**t * (1 - rate) ** (n - t) for t in range(n + 1)
+                   if loglik(t, rate) - best(t) <= observed + tie)
+        assert got[r, c] == pytest.approx(want, abs=1e-12), (y, rate)
