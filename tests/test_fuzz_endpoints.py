@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from surveys import ldp
 from surveys.actions.simulate import simulate_responses
 from surveys.models import Invitation, Submission, Survey, Tally
-from tests.test_submissions import questions, survey_of_every_encoding, valid_reports
+from tests.helpers import questions, survey_of_every_encoding, valid_reports
 
 pytestmark = pytest.mark.django_db
 

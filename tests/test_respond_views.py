@@ -13,7 +13,7 @@ from django.urls import reverse
 from surveys.actions.surveys import close_survey, open_survey
 from surveys.models import Invitation, Submission, Survey
 from surveys.views.respond import SUBMIT_MAX_BYTES
-from tests.test_submissions import KEY, assert_nothing_stored, questions
+from tests.helpers import KEY, assert_nothing_stored, questions
 
 pytestmark = pytest.mark.django_db
 

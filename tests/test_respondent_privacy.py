@@ -17,7 +17,7 @@ from django.urls import reverse
 from surveys.actions.surveys import open_survey
 from surveys.models import Invitation, Submission, Survey
 from surveys.views.respond import CROSS_SITE
-from tests.test_submissions import KEY, assert_nothing_stored, questions
+from tests.helpers import KEY, assert_nothing_stored, questions
 
 pytestmark = pytest.mark.django_db
 
