@@ -3,7 +3,7 @@
 Respondents' pages and the endpoint set no cookie at all. The endpoint, which reads no cookie
 and no session, accepts only JSON posted with this site's own Origin (or, without one,
 `Sec-Fetch-Site: same-origin`); researchers' pages keep Django's CSRF protection. The
-browser's side of these promises is in tests/test_respondent_privacy_browser.py.
+browser's side of these promises is in tests/browser/test_respondent_privacy_browser.py.
 """
 
 import json

@@ -360,7 +360,7 @@ def test_it_refuses_the_wrong_method_on_the_endpoint(client, survey, method):
 
 def test_it_refuses_posts_from_other_sites(survey):
     """The endpoint has no CSRF cookie; it checks the Origin instead (every rule is in
-    tests/test_respondent_privacy.py)."""
+    tests/views/test_respondent_privacy.py)."""
     client = Client(enforce_csrf_checks=True)
     refused = submit(client, survey, body(survey), headers={"Origin": "https://evil.example"})
     assert refused.status_code == 403 and refused.json()["ok"] is False
