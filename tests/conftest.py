@@ -12,6 +12,7 @@ from django.db import connections
 
 from surveys.actions.surveys import close_survey, open_survey
 from surveys.models import Choice, Question, Survey
+from tests.helpers import AXE, Audit
 from tests.load import Unreachable, fresh_database
 
 CHROMIUM = os.getenv("CHROMIUM_PATH", "/usr/bin/chromium")
@@ -142,3 +143,16 @@ def page(browser):
     context = browser.new_context()
     yield context.new_page()
     context.close()
+
+
+@pytest.fixture
+def axe():
+    """audit(page, label) -> violations: injects axe-core into the page as it is now, runs
+    axe.run() and prints the violations by impact with their rule ids; check() fails the test
+    if any audited page had a serious or critical one (after all pages were printed)."""
+    if not AXE.exists():
+        message = f"{AXE} is missing: run `make install` (npm ci) to install axe-core."
+        if os.getenv("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail(message)
+        pytest.skip(message)
+    return Audit()
