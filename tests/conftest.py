@@ -1,7 +1,9 @@
-"""Factory fixtures shared by all test modules, and the headless browser."""
+"""Factory fixtures shared by all test modules, fresh databases for the real server, and the
+headless browser."""
 
 import os
 import shutil
+from collections.abc import Iterator
 
 import pytest
 from django.contrib.auth.models import Group, User
@@ -10,6 +12,8 @@ from django.db import connections
 
 from surveys.actions.surveys import close_survey, open_survey
 from surveys.models import Choice, Question, Survey
+from tests.helpers import AXE, Audit
+from tests.load import Unreachable, fresh_database
 
 CHROMIUM = os.getenv("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -96,6 +100,18 @@ def make_survey(db):
     return make
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request) -> Iterator[str]:
+    """DATABASE_URL of a fresh database of each kind."""
+    try:
+        with fresh_database(request.param) as url:
+            yield url
+    except Unreachable as error:
+        if os.getenv("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail(f"{error}: CI must test PostgreSQL too")
+        pytest.skip(str(error))
+
+
 @pytest.fixture
 def browser():
     """A headless Chromium driven by Playwright; skipped (or failed in CI) when absent."""
@@ -134,8 +150,6 @@ def axe():
     """audit(page, label) -> violations: injects axe-core into the page as it is now, runs
     axe.run() and prints the violations by impact with their rule ids; check() fails the test
     if any audited page had a serious or critical one (after all pages were printed)."""
-    from tests.test_accessibility_browser import AXE, Audit
-
     if not AXE.exists():
         message = f"{AXE} is missing: run `make install` (npm ci) to install axe-core."
         if os.getenv("CI", "").lower() in {"1", "true", "yes"}:

@@ -10,8 +10,8 @@ gunicorn on a loopback port, and concurrent respondents that speak HTTP as the s
 
 Django runs only in child processes (``python -m tests.load prepare|audit`` with
 DATABASE_URL set), so the caller's own Django configuration and test database are untouched.
-This is the one harness for throw-away databases and servers: tests/test_load.py,
-tests/test_faults.py and the benchmarks under bench/ all use it.
+This is the one harness for throw-away databases and servers: tests/actions/test_load.py,
+tests/actions/test_faults.py and the benchmarks under bench/ all use it.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Nothing let in: property-based fuzzing of the submission endpoint and the estimate JSON
 endpoints. Never a 5xx; a refused request stores nothing, in any survey.
 
-tests/test_respond_fuzz.py covers malformed bodies (raw bytes, missing or extra fields, bad
-keys, wrong report values); the access matrix and CSRF are in tests/test_access.py. Here:
+tests/views/test_respond_fuzz.py covers malformed bodies (raw bytes, missing or extra fields, bad
+keys, wrong report values); the access matrix and CSRF are in tests/views/test_access.py. Here:
 well-shaped bodies that name other surveys' questions, odd question ids and huge numbers;
 other surveys, addresses and invitations; methods, content types, lengths and headers; and the
 estimates for every kind of visitor, survey id, query string and method.
@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from surveys import ldp
 from surveys.actions.simulate import simulate_responses
 from surveys.models import Invitation, Submission, Survey, Tally
-from tests.test_submissions import questions, survey_of_every_encoding, valid_reports
+from tests.helpers import questions, survey_of_every_encoding, valid_reports
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from surveys.models import Submission, Survey
-from tests.test_submissions import assert_nothing_stored, questions
+from tests.helpers import assert_nothing_stored, questions
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("transactional_db")]
 

@@ -10,8 +10,7 @@ from django.urls import reverse
 from surveys.actions.simulate import DEMO_TITLE, DEMO_TRUTH, load_demo_responses, simulate_responses
 from surveys.models import Submission, Survey
 from surveys.queries.access import RESEARCHERS_GROUP
-from tests.test_results import recount
-from tests.test_submissions import stored_reports
+from tests.helpers import recount, stored_reports
 
 pytestmark = pytest.mark.django_db
 

@@ -3,7 +3,7 @@
 Respondents' pages and the endpoint set no cookie at all. The endpoint, which reads no cookie
 and no session, accepts only JSON posted with this site's own Origin (or, without one,
 `Sec-Fetch-Site: same-origin`); researchers' pages keep Django's CSRF protection. The
-browser's side of these promises is in tests/test_respondent_privacy_browser.py.
+browser's side of these promises is in tests/browser/test_respondent_privacy_browser.py.
 """
 
 import json
@@ -17,7 +17,7 @@ from django.urls import reverse
 from surveys.actions.surveys import open_survey
 from surveys.models import Invitation, Submission, Survey
 from surveys.views.respond import CROSS_SITE
-from tests.test_submissions import KEY, assert_nothing_stored, questions
+from tests.helpers import KEY, assert_nothing_stored, questions
 
 pytestmark = pytest.mark.django_db
 

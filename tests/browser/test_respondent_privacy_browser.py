@@ -20,10 +20,14 @@ from django.urls import reverse
 
 from surveys.models import Invitation, Submission, Survey
 from surveys.views.respond import CROSS_SITE
-from tests.test_respond_browser import choose, is_submit, open_survey, send
-from tests.test_submissions import (
+from tests.helpers import (
     assert_nothing_stored,
+    choose,
+    is_submit,
+    open_survey,
     questions,
+    send,
+    show,
     stored_reports,
     survey_of_every_encoding,
     valid_reports,
@@ -65,18 +69,6 @@ def kept(page) -> dict:
     found = page.evaluate(KEPT)
     found["cookies"] = page.context.cookies()
     return found
-
-
-def show(title: str, value) -> None:
-    """Print what a test saw: one line per entry of a dict or list."""
-    print(f"\n--- {title}:")
-    entries = list(value.items() if isinstance(value, dict) else (
-        enumerate(value) if isinstance(value, list) else [(None, value)]))
-    for name, entry in entries:
-        text = entry if isinstance(entry, str) else json.dumps(entry, ensure_ascii=False)
-        print(f"  {'' if name is None else f'{name}: '}{text}")
-    if not entries:
-        print("  (empty)")
 
 
 def submit_bodies(page) -> list[dict]:

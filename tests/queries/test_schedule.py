@@ -17,7 +17,7 @@ from surveys.actions.surveys import close_if_due
 from surveys.helpers.times import respondent_time
 from surveys.models import Submission, Survey
 from surveys.queries import schedule
-from tests.test_submissions import assert_nothing_stored, questions, valid_reports
+from tests.helpers import assert_nothing_stored, questions, valid_reports
 
 pytestmark = pytest.mark.django_db
 

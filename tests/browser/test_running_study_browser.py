@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from surveys.actions.wording import correct
 from surveys.models import PrivacyPolicy, Survey
-from tests.test_respond_browser import choose, open_survey, send
+from tests.helpers import choose, open_survey, send
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("transactional_db")]
 

@@ -22,9 +22,6 @@ from surveys.helpers import ratelimit
 from surveys.helpers.ratelimit import is_limited
 from surveysite.cache import CountingDatabaseCache
 from tests.load import Server, connect, gunicorn_server, prepare
-from tests.test_load import database
-
-__all__ = ["database"]  # the fixture, shared with tests/test_load.py
 
 LIMIT = 100
 """Large enough that, in a burst, increments that are not atomic lose some of their many

@@ -5,9 +5,13 @@ from django.urls import reverse
 
 from surveys.actions import surveys as survey_actions
 from surveys.models import Submission, Survey
-from tests.test_submissions import (
+from tests.helpers import (
     assert_nothing_stored,
+    choose,
+    is_submit,
+    open_survey,
     questions,
+    send,
     stored_reports,
     survey_of_every_encoding,
 )
@@ -20,26 +24,6 @@ BODY_KEYS = {"idempotency_key", "invitation", "reports"}
 @pytest.fixture
 def survey(researcher, make_survey) -> Survey:
     return survey_of_every_encoding(make_survey, researcher)
-
-
-def is_submit(request) -> bool:
-    return request.method == "POST" and request.url.endswith("/submit/")
-
-
-def open_survey(page, live_server, survey: Survey) -> None:
-    page.goto(live_server.url + reverse("respond", args=[survey.public_id]))
-
-
-def choose(page, survey: Survey, answers: list[int]) -> None:
-    for question, answer in zip(questions(survey), answers, strict=True):
-        page.check(f"#answer-{question.pk}-{answer}")
-
-
-def send(page) -> dict:
-    """Press the button; return the JSON body of the request the page sent."""
-    with page.expect_request(is_submit) as request:
-        page.click("#send-answers")
-    return request.value.post_data_json
 
 
 def assert_holds_only_valid_reports(survey: Survey, body: dict) -> None:

@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from surveys.actions.surveys import open_survey
 from surveys.models import Question
-from tests.test_escaping_browser import sign_in
+from tests.helpers import sign_in
 
 
 @pytest.mark.browser

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from surveys.models import Question, Survey
 from surveys.views.respond import BODY_KEYS
-from tests.test_submissions import assert_nothing_stored, survey_of_every_encoding
+from tests.helpers import assert_nothing_stored, survey_of_every_encoding
 
 KEY = "fuzz-key-0123456789"
 

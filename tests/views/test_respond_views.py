@@ -13,7 +13,7 @@ from django.urls import reverse
 from surveys.actions.surveys import close_survey, open_survey
 from surveys.models import Invitation, Submission, Survey
 from surveys.views.respond import SUBMIT_MAX_BYTES
-from tests.test_submissions import KEY, assert_nothing_stored, questions
+from tests.helpers import KEY, assert_nothing_stored, questions
 
 pytestmark = pytest.mark.django_db
 
@@ -360,7 +360,7 @@ def test_it_refuses_the_wrong_method_on_the_endpoint(client, survey, method):
 
 def test_it_refuses_posts_from_other_sites(survey):
     """The endpoint has no CSRF cookie; it checks the Origin instead (every rule is in
-    tests/test_respondent_privacy.py)."""
+    tests/views/test_respondent_privacy.py)."""
     client = Client(enforce_csrf_checks=True)
     refused = submit(client, survey, body(survey), headers={"Origin": "https://evil.example"})
     assert refused.status_code == 403 and refused.json()["ok"] is False

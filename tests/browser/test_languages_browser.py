@@ -7,10 +7,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from surveys.models import Submission, Survey
-from tests.test_languages import script_message
-from tests.test_respond_browser import choose
-from tests.test_respondent_privacy_browser import show
-from tests.test_submissions import questions, survey_of_every_encoding
+from tests.helpers import choose, questions, script_message, show, survey_of_every_encoding
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("transactional_db")]
 

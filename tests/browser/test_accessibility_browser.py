@@ -10,10 +10,8 @@ page widths.
 import io
 from dataclasses import dataclass, field
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
@@ -29,14 +27,10 @@ from surveys.models import (
     SurveyShare,
     SurveyTranslation,
 )
-from tests.test_submissions import survey_of_every_encoding
+from tests.helpers import Audit, survey_of_every_encoding
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("transactional_db")]
 
-AXE = Path(settings.BASE_DIR) / "node_modules" / "axe-core" / "axe.min.js"
-AXE_URL = "/__axe-core__/axe.min.js"  # answered by the test from node_modules, never by Django
-BLOCKING = ("critical", "serious")
-IMPACTS = ("critical", "serious", "moderate", "minor")
 PASSWORD = "pass-for-tests-1"
 PHONE = {"width": 360, "height": 740}
 DESKTOP = {"width": 1280, "height": 800}
@@ -167,56 +161,6 @@ def site(researcher, other_researcher, make_researcher, make_survey) -> Site:
         ("invitation invalid", reverse("respond-invitation", args=["x" * 22])),
     ]
     return site
-
-
-# --- axe ---------------------------------------------------------------------------------
-
-
-class Audit:
-    def __init__(self) -> None:
-        self.blocking: list[str] = []
-        self.contexts: set[int] = set()
-
-    def inject(self, page) -> None:
-        """Adds axe.min.js to the page as a same-origin script: the site's Content Security
-        Policy (script-src 'self', style-src 'self') stays in force, so pages render as they
-        do for visitors (bypass_csp would also let blocked inline styles apply)."""
-        if id(page.context) not in self.contexts:
-            page.context.route("**" + AXE_URL, lambda route: route.fulfill(path=AXE))
-            self.contexts.add(id(page.context))
-        origin = "/".join(page.url.split("/")[:3])
-        page.add_script_tag(url=origin + AXE_URL)
-
-    def __call__(self, page, label: str) -> list[dict]:
-        page.wait_for_load_state("load")
-        if not page.evaluate("typeof window.axe === 'object'"):
-            self.inject(page)
-        violations = page.evaluate(
-            """async () => {
-              const results = await axe.run(document, {resultTypes: ["violations"]});
-              return results.violations.map((v) => ({
-                id: v.id, impact: v.impact, help: v.help,
-                nodes: v.nodes.map((n) => n.target.join(" ")),
-              }));
-            }"""
-        )
-        counts = {impact: 0 for impact in IMPACTS}
-        for violation in violations:
-            counts[violation["impact"]] += len(violation["nodes"])
-        summary = ", ".join(f"{counts[i]} {i}" for i in IMPACTS)
-        ids = ", ".join(f"{v['id']} ({v['impact']}, {len(v['nodes'])})" for v in violations)
-        print(f"  axe {label:<48} {summary}{': ' + ids if ids else ''}")
-        for violation in violations:
-            if violation["impact"] in BLOCKING:
-                for node in violation["nodes"][:5]:
-                    print(f"      {violation['id']}: {node}  ({violation['help']})")
-                self.blocking.append(f"{label}: {violation['id']} on {violation['nodes']}")
-        return violations
-
-    def check(self) -> None:
-        assert not self.blocking, "serious or critical axe violations:\n" + "\n".join(
-            self.blocking
-        )
 
 
 # --- browsing ----------------------------------------------------------------------------

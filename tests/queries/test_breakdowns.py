@@ -15,7 +15,7 @@ from surveys.actions.simulate import simulate_responses
 from surveys.ldp import joint
 from surveys.models import PairTally, Submission, Survey
 from surveys.queries.breakdowns import pair_counts
-from tests.test_escaping_browser import sign_in
+from tests.helpers import sign_in
 
 # Cheating (yes/no) within each of three answers to "How often?": a real difference.
 BY_GROUP = [[0.9, 0.1], [0.7, 0.3], [0.4, 0.6]]

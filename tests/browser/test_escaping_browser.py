@@ -6,6 +6,7 @@ from django.urls import reverse
 from surveys.actions.submissions import submission_create
 from surveys.actions.surveys import open_survey
 from surveys.models import Choice, Question, Survey
+from tests.helpers import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -36,14 +37,6 @@ def hostile_survey(researcher) -> Survey:
         survey=survey, reports={yes_no.pk: 1, categorical.pk: 2}, idempotency_key="x" * 16
     )
     return survey
-
-
-def sign_in(page, live_server) -> None:
-    page.goto(live_server.url + reverse("login"))
-    page.fill("#id_username", "alice")
-    page.fill("#id_password", "pass-for-tests-1")
-    page.click("button[type=submit]")
-    page.wait_for_url("**/surveys/")
 
 
 def test_it_never_runs_a_script_typed_into_a_survey(live_server, page, hostile_survey):

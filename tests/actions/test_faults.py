@@ -20,6 +20,13 @@ from django.urls import reverse
 
 from surveys.models import Submission, Survey
 from surveysite.middleware import DatabaseUnavailableMiddleware
+from tests.helpers import (
+    assert_answered_once_each,
+    assert_nothing_stored,
+    assert_stored_exactly,
+    questions,
+    valid_reports,
+)
 from tests.load import (
     WORKERS,
     Respondent,
@@ -30,10 +37,6 @@ from tests.load import (
     postgres,
     prepare,
 )
-from tests.test_load import assert_answered_once_each, assert_stored_exactly, database
-from tests.test_submissions import assert_nothing_stored, questions, valid_reports
-
-__all__ = ["database"]  # the fixture, shared with tests/test_load.py
 
 UNAVAILABLE = {"ok": False, "error": str(DatabaseUnavailableMiddleware.MESSAGE)}
 JOBS = 2000

@@ -16,7 +16,7 @@ from django.urls import reverse
 from surveys import ldp
 from surveys.actions.simulate import simulate_responses
 from surveys.queries.results import ESTIMATE_COLUMNS
-from tests.test_results import SHAPES, submit
+from tests.helpers import SHAPES, submit
 
 pytestmark = pytest.mark.django_db
 

@@ -2,7 +2,6 @@
 
 import json
 
-import numpy as np
 import pytest
 from django.contrib.auth.models import Permission, User
 from django.db import connection
@@ -17,7 +16,7 @@ from surveys.actions.surveys import open_survey
 from surveys.models import Choice, PrivacyPolicy, Question, Submission, Survey, Tally
 from surveys.queries import results
 from surveys.templatetags.charts import small_sample_answers
-from tests.test_submissions import stored_reports
+from tests.helpers import SHAPES, recount, submit
 
 pytestmark = pytest.mark.django_db
 
@@ -28,41 +27,6 @@ ROUTES = [
     "export-metadata",
     "export-estimates-csv",
 ]
-# Eight answers at epsilon 0.5 make the automatic choice optimized unary encoding (OUE), three
-# answers at epsilon 2 generalized randomized response (GRR): both encodings get tested.
-SHAPES = {
-    "grr": {"labels": ("Never", "Once", "Often"), "epsilons": (1.0, 2.0)},
-    "oue": {"labels": tuple(f"Answer {i}" for i in range(8)), "epsilons": (1.0, 0.5)},
-}
-
-
-def random_reports(survey: Survey, rng: np.random.Generator) -> dict[int, object]:
-    """Valid raw reports, as a browser would send them, for every question of `survey`."""
-    reports = {}
-    for question in survey.ordered_questions():
-        mechanism = question.mechanism()
-        if mechanism.encoding == "unary":
-            reports[question.pk] = rng.integers(0, 2, mechanism.k).tolist()
-        else:
-            reports[question.pk] = int(rng.integers(0, mechanism.k))
-    return reports
-
-
-def submit(survey: Survey, n: int, seed: int = 1) -> None:
-    rng = np.random.default_rng(seed)
-    for i in range(n):
-        submission_create(
-            survey=survey,
-            reports=random_reports(survey, rng),
-            idempotency_key=f"key-{seed}-{i:06d}",
-        )
-
-
-def recount(question) -> tuple[np.ndarray, int]:
-    """Support counts and n straight from the stored reports, bypassing the tallies."""
-    mechanism = question.mechanism()
-    values = [reports[str(question.pk)] for reports in stored_reports(question.survey)]
-    return mechanism.support_counts(np.array(values, dtype=np.int64)), len(values)
 
 
 def get_json(client, survey: Survey) -> dict:

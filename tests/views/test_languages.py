@@ -19,6 +19,7 @@ from django.utils import translation
 from surveys.helpers.privacy_words import percent, times
 from surveys.management.commands.respondent_messages import RESPONDENT_FILES
 from surveys.models import Survey, SurveyTranslation
+from tests.helpers import script_message
 
 TRANSLATED = [code for code, _ in settings.LANGUAGES if code != settings.LANGUAGE_CODE]
 CATALOGUES = [
@@ -28,12 +29,6 @@ CATALOGUES = [
 ]
 SEND = "Send my randomized answers"
 PLACEHOLDER = re.compile(r"%\((\w+)\)s")
-
-
-def script_message(language: str, message: str) -> str:
-    """A message of the scripts' catalogue (the "djangojs" domain) in `language`."""
-    path = Path(settings.BASE_DIR, "locale", language, "LC_MESSAGES", "djangojs.po")
-    return polib.pofile(str(path)).find(message).msgstr
 
 
 def in_language(language: str, message: str) -> str:

@@ -8,59 +8,16 @@ from django.utils import timezone
 from surveys.actions import submissions
 from surveys.actions.submissions import SubmissionError, submission_create
 from surveys.actions.surveys import close_survey, open_survey
-from surveys.models import Choice, Invitation, Question, Submission, Survey, Tally
-
-MANY_LABELS = tuple(f"Option {i}" for i in range(12))  # k = 12 at epsilon 1 -> unary (OUE)
-KEY = "key-0123456789"
-
-
-def questions(survey: Survey) -> list:
-    return list(survey.ordered_questions())
-
-
-def valid_reports(survey: Survey, rng: np.random.Generator | None = None) -> dict[int, object]:
-    """One valid report per question: randomized from a random true answer with `rng`."""
-    rng = rng or np.random.default_rng(0)
-    reports = {}
-    for question in questions(survey):
-        mechanism = question.mechanism()
-        report = mechanism.perturb(np.array([rng.integers(mechanism.k)]), rng)[0]
-        reports[question.pk] = report.tolist()
-    return reports
-
-
-def tally_counts(survey: Survey) -> dict[int, list[int]]:
-    counts = {}
-    for tally in Tally.objects.filter(question__survey=survey).order_by("question", "index"):
-        counts.setdefault(tally.question_id, []).append(tally.count)
-    return counts
-
-
-def stored_reports(survey: Survey) -> list[dict[str, object]]:
-    """The reports of every submission to `survey`, in the order they arrived."""
-    return list(survey.submissions.order_by("pk").values_list("reports", flat=True))
-
-
-def assert_nothing_stored(survey: Survey) -> None:
-    survey.refresh_from_db()
-    assert Submission.objects.filter(survey=survey).count() == 0
-    assert all(c == 0 for counts in tally_counts(survey).values() for c in counts)
-    assert survey.response_count == 0
-    assert not Invitation.objects.filter(survey=survey, used=True).exists()
-
-
-def survey_of_every_encoding(make_survey, owner) -> Survey:
-    """An open survey with a yes/no question (bit), 12 options at epsilon 1 (unary: OUE) and
-    3 options at epsilon 2 (index: GRR), in that order."""
-    survey = make_survey(owner, labels=MANY_LABELS, epsilons=(1.0, 1.0))
-    grr = Question.objects.create(
-        survey=survey, order=3, text="Which colour?", kind="categorical", epsilon=2.0
-    )
-    for i, label in enumerate(("Red", "Green", "Blue")):
-        Choice.objects.create(question=grr, order=i, label=label)
-    open_survey(survey)
-    assert [q.mechanism().encoding for q in questions(survey)] == ["bit", "unary", "index"]
-    return survey
+from surveys.models import Invitation, Submission, Survey, Tally
+from tests.helpers import (
+    KEY,
+    MANY_LABELS,
+    assert_nothing_stored,
+    questions,
+    stored_reports,
+    tally_counts,
+    valid_reports,
+)
 
 
 @pytest.fixture

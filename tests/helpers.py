@@ -1,0 +1,251 @@
+"""What several test modules share: surveys and reports to test with, checks of what was
+stored, steps of a respondent or a researcher in a headless browser, and axe-core's audit.
+Fixtures are in conftest.py; the real-server harness is in load.py."""
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import polib
+from django.conf import settings
+from django.urls import reverse
+
+from surveys import ldp
+from surveys.actions import surveys as survey_actions
+from surveys.actions.submissions import submission_create
+from surveys.models import Choice, Invitation, Question, Submission, Survey, Tally
+from tests.load import Outcome, audit
+
+# --- surveys and their reports ----------------------------------------------------------
+
+MANY_LABELS = tuple(f"Option {i}" for i in range(12))  # k = 12 at epsilon 1 -> unary (OUE)
+KEY = "key-0123456789"
+# Eight answers at epsilon 0.5 make the automatic choice optimized unary encoding (OUE), three
+# answers at epsilon 2 generalized randomized response (GRR): both encodings get tested.
+SHAPES = {
+    "grr": {"labels": ("Never", "Once", "Often"), "epsilons": (1.0, 2.0)},
+    "oue": {"labels": tuple(f"Answer {i}" for i in range(8)), "epsilons": (1.0, 0.5)},
+}
+
+
+def questions(survey: Survey) -> list:
+    return list(survey.ordered_questions())
+
+
+def valid_reports(survey: Survey, rng: np.random.Generator | None = None) -> dict[int, object]:
+    """One valid report per question: randomized from a random true answer with `rng`."""
+    rng = rng or np.random.default_rng(0)
+    reports = {}
+    for question in questions(survey):
+        mechanism = question.mechanism()
+        report = mechanism.perturb(np.array([rng.integers(mechanism.k)]), rng)[0]
+        reports[question.pk] = report.tolist()
+    return reports
+
+
+def tally_counts(survey: Survey) -> dict[int, list[int]]:
+    counts = {}
+    for tally in Tally.objects.filter(question__survey=survey).order_by("question", "index"):
+        counts.setdefault(tally.question_id, []).append(tally.count)
+    return counts
+
+
+def stored_reports(survey: Survey) -> list[dict[str, object]]:
+    """The reports of every submission to `survey`, in the order they arrived."""
+    return list(survey.submissions.order_by("pk").values_list("reports", flat=True))
+
+
+def assert_nothing_stored(survey: Survey) -> None:
+    survey.refresh_from_db()
+    assert Submission.objects.filter(survey=survey).count() == 0
+    assert all(c == 0 for counts in tally_counts(survey).values() for c in counts)
+    assert survey.response_count == 0
+    assert not Invitation.objects.filter(survey=survey, used=True).exists()
+
+
+def survey_of_every_encoding(make_survey, owner) -> Survey:
+    """An open survey with a yes/no question (bit), 12 options at epsilon 1 (unary: OUE) and
+    3 options at epsilon 2 (index: GRR), in that order."""
+    survey = make_survey(owner, labels=MANY_LABELS, epsilons=(1.0, 1.0))
+    grr = Question.objects.create(
+        survey=survey, order=3, text="Which colour?", kind="categorical", epsilon=2.0
+    )
+    for i, label in enumerate(("Red", "Green", "Blue")):
+        Choice.objects.create(question=grr, order=i, label=label)
+    survey_actions.open_survey(survey)
+    assert [q.mechanism().encoding for q in questions(survey)] == ["bit", "unary", "index"]
+    return survey
+
+
+def random_reports(survey: Survey, rng: np.random.Generator) -> dict[int, object]:
+    """Valid raw reports, as a browser would send them, for every question of `survey`."""
+    reports = {}
+    for question in survey.ordered_questions():
+        mechanism = question.mechanism()
+        if mechanism.encoding == "unary":
+            reports[question.pk] = rng.integers(0, 2, mechanism.k).tolist()
+        else:
+            reports[question.pk] = int(rng.integers(0, mechanism.k))
+    return reports
+
+
+def submit(survey: Survey, n: int, seed: int = 1) -> None:
+    rng = np.random.default_rng(seed)
+    for i in range(n):
+        submission_create(
+            survey=survey,
+            reports=random_reports(survey, rng),
+            idempotency_key=f"key-{seed}-{i:06d}",
+        )
+
+
+def recount(question) -> tuple[np.ndarray, int]:
+    """Support counts and n straight from the stored reports, bypassing the tallies."""
+    mechanism = question.mechanism()
+    values = [reports[str(question.pk)] for reports in stored_reports(question.survey)]
+    return mechanism.support_counts(np.array(values, dtype=np.int64)), len(values)
+
+
+# --- the real server (load.py) ----------------------------------------------------------
+
+
+def assert_answered_once_each(outcomes: list[Outcome], jobs: list[tuple[str, dict]]) -> None:
+    """Every attempt that got an answer got 201 or 200, with the reports echoed; each key got
+    at most one 201 (none if the answer to the storing attempt was lost) and some answer."""
+    bodies = dict(jobs)
+    answered = defaultdict(list)
+    for outcome in outcomes:
+        assert outcome.status in {0, 200, 201}, (outcome.status, outcome.answer)
+        if outcome.status:
+            answered[outcome.key].append(outcome.status)
+            assert outcome.answer == {"ok": True, "received": bodies[outcome.key]["reports"]}
+    assert answered.keys() == bodies.keys()
+    assert all(statuses.count(201) <= 1 for statuses in answered.values())
+
+
+def assert_stored_exactly(database_url: str, survey: dict, jobs: list[tuple[str, dict]]) -> None:
+    """The database holds exactly the jobs' submissions, each with exactly its reports; the
+    response count and every tally equal a recount from the stored reports."""
+    stored = audit(database_url, survey["pk"])
+    mechanisms = {pk: ldp.from_spec(spec) for pk, spec in survey["questions"].items()}
+    expected = {key: body["reports"] for key, body in jobs}
+    submissions = stored["submissions"]
+    missing, extra = expected.keys() - submissions.keys(), submissions.keys() - expected.keys()
+    assert not missing and not extra, (sorted(missing)[:5], sorted(extra)[:5])
+    wrong = [key for key in expected if submissions[key] != expected[key]]
+    assert not wrong, [(key, submissions[key], expected[key]) for key in wrong[:5]]
+    assert stored["response_count"] == len(expected)
+    recount = {pk: [0] * mechanism.k for pk, mechanism in mechanisms.items()}
+    for reports in submissions.values():
+        for pk, report in reports.items():
+            for category in mechanisms[pk].support(report):
+                recount[pk][category] += 1
+    assert stored["tallies"] == recount
+
+
+# --- languages --------------------------------------------------------------------------
+
+
+def script_message(language: str, message: str) -> str:
+    """A message of the scripts' catalogue (the "djangojs" domain) in `language`."""
+    path = Path(settings.BASE_DIR, "locale", language, "LC_MESSAGES", "djangojs.po")
+    return polib.pofile(str(path)).find(message).msgstr
+
+
+# --- in the browser ---------------------------------------------------------------------
+
+
+def sign_in(page, live_server) -> None:
+    page.goto(live_server.url + reverse("login"))
+    page.fill("#id_username", "alice")
+    page.fill("#id_password", "pass-for-tests-1")
+    page.click("button[type=submit]")
+    page.wait_for_url("**/surveys/")
+
+
+def is_submit(request) -> bool:
+    return request.method == "POST" and request.url.endswith("/submit/")
+
+
+def open_survey(page, live_server, survey: Survey) -> None:
+    page.goto(live_server.url + reverse("respond", args=[survey.public_id]))
+
+
+def choose(page, survey: Survey, answers: list[int]) -> None:
+    for question, answer in zip(questions(survey), answers, strict=True):
+        page.check(f"#answer-{question.pk}-{answer}")
+
+
+def send(page) -> dict:
+    """Press the button; return the JSON body of the request the page sent."""
+    with page.expect_request(is_submit) as request:
+        page.click("#send-answers")
+    return request.value.post_data_json
+
+
+def show(title: str, value) -> None:
+    """Print what a test saw: one line per entry of a dict or list."""
+    print(f"\n--- {title}:")
+    entries = list(value.items() if isinstance(value, dict) else (
+        enumerate(value) if isinstance(value, list) else [(None, value)]))
+    for name, entry in entries:
+        text = entry if isinstance(entry, str) else json.dumps(entry, ensure_ascii=False)
+        print(f"  {'' if name is None else f'{name}: '}{text}")
+    if not entries:
+        print("  (empty)")
+
+
+# --- axe-core ---------------------------------------------------------------------------
+
+AXE = Path(settings.BASE_DIR) / "node_modules" / "axe-core" / "axe.min.js"
+AXE_URL = "/__axe-core__/axe.min.js"  # answered by the test from node_modules, never by Django
+BLOCKING = ("critical", "serious")
+IMPACTS = ("critical", "serious", "moderate", "minor")
+
+
+class Audit:
+    def __init__(self) -> None:
+        self.blocking: list[str] = []
+        self.contexts: set[int] = set()
+
+    def inject(self, page) -> None:
+        """Adds axe.min.js to the page as a same-origin script: the site's Content Security
+        Policy (script-src 'self', style-src 'self') stays in force, so pages render as they
+        do for visitors (bypass_csp would also let blocked inline styles apply)."""
+        if id(page.context) not in self.contexts:
+            page.context.route("**" + AXE_URL, lambda route: route.fulfill(path=AXE))
+            self.contexts.add(id(page.context))
+        origin = "/".join(page.url.split("/")[:3])
+        page.add_script_tag(url=origin + AXE_URL)
+
+    def __call__(self, page, label: str) -> list[dict]:
+        page.wait_for_load_state("load")
+        if not page.evaluate("typeof window.axe === 'object'"):
+            self.inject(page)
+        violations = page.evaluate(
+            """async () => {
+              const results = await axe.run(document, {resultTypes: ["violations"]});
+              return results.violations.map((v) => ({
+                id: v.id, impact: v.impact, help: v.help,
+                nodes: v.nodes.map((n) => n.target.join(" ")),
+              }));
+            }"""
+        )
+        counts = {impact: 0 for impact in IMPACTS}
+        for violation in violations:
+            counts[violation["impact"]] += len(violation["nodes"])
+        summary = ", ".join(f"{counts[i]} {i}" for i in IMPACTS)
+        ids = ", ".join(f"{v['id']} ({v['impact']}, {len(v['nodes'])})" for v in violations)
+        print(f"  axe {label:<48} {summary}{': ' + ids if ids else ''}")
+        for violation in violations:
+            if violation["impact"] in BLOCKING:
+                for node in violation["nodes"][:5]:
+                    print(f"      {violation['id']}: {node}  ({violation['help']})")
+                self.blocking.append(f"{label}: {violation['id']} on {violation['nodes']}")
+        return violations
+
+    def check(self) -> None:
+        assert not self.blocking, "serious or critical axe violations:\n" + "\n".join(
+            self.blocking
+        )
