@@ -3,7 +3,7 @@ files of respondents' pages (``RESPONDENT_FILES``), in every language of setting
 
 Django's ``makemessages`` with the choice of files narrowed: researchers' pages mark their
 strings for translation too, but are English for now, so their strings stay out of the
-catalogues, which are kept complete (no empty or fuzzy entry; tests/test_languages.py).
+catalogues, which are kept complete (no empty or fuzzy entry; tests/views/test_languages.py).
 Run it after changing a respondent-facing string, then translate what it added.
 """
 

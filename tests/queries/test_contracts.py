@@ -13,7 +13,7 @@ from surveys.queries import contracts
 from surveys.queries.breakdowns import breakdown_results
 from surveys.queries.results import export_metadata, survey_results
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 DOCUMENTED_IN = {
     "results-api.md": [
