@@ -3,7 +3,7 @@
 
 import { gettext, interpolate } from "./i18n.js";
 
-// The site's number formats, as surveys/templatetags/numbers.py writes them on the pages.
+// The site's number formats, as surveys/helpers/numbers.py writes them on the pages.
 // A share in [0, 1] with one decimal: "12.3%".
 export const percent = (x) => `${(100 * x).toFixed(1)}%`;
 

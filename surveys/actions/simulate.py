@@ -2,7 +2,7 @@
 
 True answers are drawn from known distributions and randomized with each question's frozen
 mechanism by the core's reference randomizer (``Mechanism.perturb``), then stored through
-the same write path as a browser's reports (``surveys.submissions.store``), thousands of
+the same write path as a browser's reports (``surveys.actions.submissions.store``), thousands of
 respondents per transaction, so that a million take a minute rather than hours.
 """
 
@@ -99,8 +99,8 @@ def _distribution(question, k: int, shares: object) -> np.ndarray:
 def store_reports(survey: Survey, reports: Mapping[int, np.ndarray]) -> None:
     """Store one submission per row of ``reports`` (question id -> the n reports of every
     question, as ``Mechanism.perturb`` returns them) through the one write path
-    (``surveys.submissions.store``), ``BATCH`` respondents per transaction. Every question of
-    the survey needs its n reports."""
+    (``surveys.actions.submissions.store``), ``BATCH`` respondents per transaction. Every
+    question of the survey needs its n reports."""
     questions = list(survey.ordered_questions())
     sizes = {len(reports.get(question.pk, ())) for question in questions}
     if len(sizes) != 1:

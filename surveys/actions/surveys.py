@@ -19,7 +19,7 @@ from surveys.queries import schedule
 def open_survey(survey: Survey) -> None:
     """Freeze every question's mechanism (its ``spec``: reports are randomized with exactly
     it from now on) and start accepting answers. Raises ValidationError with
-    ``schedule.opening_problems``, storing nothing, when the survey cannot open."""
+    ``surveys.queries.schedule.opening_problems``, storing nothing, when the survey cannot open."""
     problems = schedule.opening_problems(survey)
     if problems:
         raise ValidationError(problems)

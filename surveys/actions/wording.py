@@ -80,7 +80,7 @@ def baseline(survey: Survey) -> WordingRevision | None:
 
 
 def on_open(survey: Survey) -> WordingRevision | None:
-    """``Survey.open``'s hook: the wording respondents see from now on (on a first opening,
+    """``open_survey``'s hook: the wording respondents see from now on (on a first opening,
     dated exactly ``opened_at``)."""
     return baseline(survey) or record(survey)
 

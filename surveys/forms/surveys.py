@@ -23,7 +23,7 @@ WEB_LINK_ONLY = _(
 SCHEDULE_FIELDS = ["opens_at", "closes_at", "response_target", "completion_url",
                    "thank_you_message"]
 """The survey's schedule and distribution: not mechanism settings, so editable while it is
-open (``surveys.schedule``)."""
+open (``surveys.queries.schedule``)."""
 
 MINUTES = "%Y-%m-%dT%H:%M"  # what the browser's datetime-local input sends and shows
 

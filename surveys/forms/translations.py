@@ -16,7 +16,7 @@ from surveys.queries.wording import translate
 class TranslationForm(forms.Form):
     """A survey's texts in ``language``: one optional field per text of its main language that
     is not blank, which the field's help shows. Blank fields show the main language's text to
-    respondents (``surveys.wording``)."""
+    respondents (``surveys.queries.wording``)."""
 
     def __init__(
         self,

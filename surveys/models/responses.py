@@ -34,7 +34,7 @@ class Submission(models.Model):
                 fields=["survey", "idempotency_key"], name="submission_idempotency_unique"
             ),
         ]
-        # Breakdowns read a survey's submissions after a given id (surveys.breakdowns).
+        # Breakdowns read a survey's submissions after a given id (surveys.queries.breakdowns).
         indexes = [models.Index(fields=["survey", "id"], name="submission_survey_id")]
 
     def __str__(self) -> str:
@@ -60,12 +60,13 @@ class Tally(models.Model):
 
 class PairTally(models.Model):
     """The pair counts of two questions of a survey (``joint.PairCounts``, as JSON), folded in
-    from the submissions up to ``through`` (a submission id) by ``surveys.breakdowns``.
+    from the submissions up to ``through`` (a submission id) by ``surveys.queries.breakdowns``.
 
     Stored once per pair, ``question_a`` being the one with the smaller id. Correct because
-    one survey's submissions get their ids in the order they commit: ``submissions.store``
-    takes the survey row's lock (its counter update) before inserting, and holds it to the
-    commit, so a submission is never committed after one with a larger id of the same survey.
+    one survey's submissions get their ids in the order they commit:
+    ``surveys.actions.submissions.store`` takes the survey row's lock (its counter update)
+    before inserting, and holds it to the commit, so a submission is never committed after
+    one with a larger id of the same survey.
     """
 
     question_a = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")

@@ -116,8 +116,8 @@ class Survey(models.Model):
     )
     # Kept up to date in the submission's transaction, so lists and dashboards never count.
     response_count = models.PositiveIntegerField(default=0, editable=False)
-    # Raised by each correction of an opened survey's wording (surveys.revisions), so that
-    # results cached with the old texts are never shown (surveys.results.snapshot).
+    # Raised by each correction of an opened survey's wording (surveys.actions.wording), so that
+    # results cached with the old texts are never shown (surveys.queries.results.snapshot).
     wording_version = models.PositiveIntegerField(default=0, editable=False)
 
     class Meta:

@@ -13,7 +13,7 @@ from surveys.models.survey import Choice, Question, Survey, max_length
 SURVEY_TEXTS = frozenset({"title", "introduction", "questions"})
 QUESTION_TEXTS = frozenset({"text", "help_text", "labels"})
 """The keys of a survey's texts, and of each question's under "questions": in translations
-(``SurveyTranslation.texts``) and in corrections (``surveys.revisions.correct``)."""
+(``SurveyTranslation.texts``) and in corrections (``surveys.actions.wording.correct``)."""
 
 
 def validate_translation_texts(texts: object) -> None:
@@ -62,7 +62,7 @@ class SurveyTranslation(models.Model):
     ``texts``: ``{"title": str, "introduction": str, "questions": {"<question id>": {"text":
     str, "help_text": str, "labels": [str, ...]}}}``, every key optional; ``labels`` has one
     label per answer of the question, in order (a yes/no question's: "No", "Yes"). A missing
-    or blank text falls back to the main language's (``surveys.wording``). Wording, not
+    or blank text falls back to the main language's (``surveys.queries.wording``). Wording, not
     mechanism: it may change while the survey is open.
     """
 
@@ -105,9 +105,9 @@ class SurveyTranslation(models.Model):
 
 class WordingRevision(models.Model):
     """The wording respondents saw from ``created_at`` on: every text of the survey, in its
-    main language and every translation, as ``surveys.revisions`` snapshots it. A new revision
-    is kept each time the wording of an opened survey changes; the first is taken when it
-    opens."""
+    main language and every translation, as ``surveys.queries.revisions`` snapshots it. A new
+    revision is kept each time the wording of an opened survey changes; the first is taken
+    when it opens."""
 
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="revisions")
     created_at = models.DateTimeField(default=timezone.now)

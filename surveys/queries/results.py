@@ -303,7 +303,7 @@ def export_metadata(survey: Survey) -> Metadata:
 
     ``ldp.from_spec(question["mechanism"])`` rebuilds the mechanism, whose ``estimate`` gives
     the dashboard's numbers from the support counts of the CSV's columns. ``wordings``: every
-    wording respondents saw, oldest first (``surveys.revisions.wordings``).
+    wording respondents saw, oldest first (``surveys.queries.revisions.wordings``).
     """
     questions = list(survey.ordered_questions())
     given = dict(survey.translations.values_list("language", "texts"))

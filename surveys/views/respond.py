@@ -11,8 +11,8 @@ same-origin `Origin` header (or, without one, `Sec-Fetch-Site: same-origin`), wh
 site can forge in a browser. An HTML form on another site can post neither JSON nor a
 same-origin Origin.
 
-A survey's schedule and response target (`surveys.schedule`) are applied here: an open survey
-whose closing time has come or whose target is reached is closed before anything is shown,
+A survey's schedule and response target (`surveys.queries.schedule`) are applied here: an open
+survey whose closing time has come or whose target is reached is closed before anything is shown,
 and before its opening time it is shown as not open yet (404, like a draft). A survey's
 completion link (a recruitment panel's) is given to the page only if it is http(s): the
 browser goes there only after the server stored the answers, and sends it nothing but the

@@ -2,7 +2,7 @@
 
 A draft's texts are edited on its own pages; once a survey is open, only its texts may be
 corrected, on one page (``survey_wording``): never the number or order of answers, a
-question's type, epsilon or mechanism (``surveys.revisions``). Every wording respondents saw
+question's type, epsilon or mechanism (``surveys.actions.wording``). Every wording respondents saw
 is kept, and listed with what changed (``survey_wording_history``).
 """
 

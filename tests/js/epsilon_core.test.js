@@ -72,7 +72,7 @@ test("it asks for a group size when there is none", () => {
 test("it writes epsilons as people do, with the digits they have", () => {
   assert.equal(epsilonText(0.1 + 0.2), "0.3");
   assert.equal(epsilonText(2), "2");
-  // The same as surveys/templatetags/numbers.py (tests/test_running_study.py):
+  // The same as surveys/helpers/numbers.py (tests/views/test_running_study.py):
   for (const [value, text] of [[0.0001, "0.0001"], [1, "1"], [0.5, "0.5"], [2.25, "2.25"], [1e-7, "0.0000001"], [12.5, "12.5"]]) {
     assert.equal(epsilonText(value), text);
   }
