@@ -18,6 +18,11 @@ then at each size measures the median latency of, in one interleaved run:
   the request: what drawing the page costs, estimates aside;
 - ``results``: the results page again, nothing changed since the last view (warm).
 
+The results page reads the tallies and the response count, never a submission: beyond the
+first ``--stored`` responses (default 10,000), responses are simulated the same way but only
+added to the tallies and the count (storing a million submissions of 40 questions takes most
+of an hour per database); ``--stored`` at the largest size stores them all.
+
 Pages are requested by Django's test Client in this process, with the production settings
 (DEBUG off): the whole Django stack, without network noise. With ``--profile`` it also prints,
 for the largest size, where the time of one ``results_render`` view goes (cProfile).
@@ -75,11 +80,12 @@ def main() -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 1_000_000])
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--databases", nargs="+", default=["sqlite", "postgresql"])
+    parser.add_argument("--stored", type=int, default=10_000)
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)  # internal
     args = parser.parse_args()
     if args.measure:
-        print(json.dumps(measure_database(args.sizes, args.repeats, args.profile)))
+        print(json.dumps(measure_database(args.sizes, args.repeats, args.stored, args.profile)))
         return 0
     collect_static()  # pages name static files through the manifest, with DEBUG off
     figures = {}
@@ -98,7 +104,8 @@ def _child(args: argparse.Namespace, database_url: str) -> dict:
     """Measure one database in a child process (Django is configured once per process), with
     the settings gunicorn gets (tests.load.SERVER_ENV) and the test Client's host allowed."""
     command = [sys.executable, __file__, "--measure", "--repeats", str(args.repeats),
-               "--sizes", *map(str, args.sizes), *(["--profile"] if args.profile else [])]
+               "--sizes", *map(str, args.sizes), "--stored", str(args.stored),
+               *(["--profile"] if args.profile else [])]
     env = {
         **os.environ,
         **SERVER_ENV,
@@ -112,7 +119,7 @@ def _child(args: argparse.Namespace, database_url: str) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-def measure_database(sizes: list[int], repeats: int, profile: bool) -> dict:
+def measure_database(sizes: list[int], repeats: int, stored: int, profile: bool) -> dict:
     """In the child: {"sizes": {size: {"fill_seconds", "latency_ms", "page_kb"}}}."""
     import django
 
@@ -130,7 +137,8 @@ def measure_database(sizes: list[int], repeats: int, profile: bool) -> dict:
     results = {}
     for size in sizes:
         started = time.perf_counter()
-        _fill(survey, size)
+        _fill(survey, min(size, stored))
+        _count(survey, size)
         if connection.vendor == "postgresql":
             with connection.cursor() as cursor:  # as autovacuum would, after a bulk load
                 cursor.execute("ANALYZE")
@@ -187,6 +195,35 @@ def _fill(survey, size: int) -> None:
     while survey.response_count < size:
         chunk = min(FILL_CHUNK, size - survey.response_count)
         simulate_responses(survey, chunk, truth, seed=survey.response_count)
+        survey.refresh_from_db()
+
+
+def _count(survey, size: int) -> None:
+    """Top the survey up to `size` responses as `_fill` would, but in the tallies and the
+    response count only, as ``surveys.actions.submissions.store`` adds them."""
+    import numpy as np
+    from django.db import transaction
+    from django.db.models import F
+
+    from surveys.models import Survey, Tally
+
+    survey.refresh_from_db()
+    rng = np.random.default_rng(survey.response_count)
+    while survey.response_count < size:
+        chunk = min(FILL_CHUNK, size - survey.response_count)
+        with transaction.atomic():
+            for question in survey.ordered_questions():
+                mechanism = question.mechanism()
+                weights = np.arange(1.0, mechanism.k + 1)
+                values = rng.choice(mechanism.k, size=chunk, p=weights / weights.sum())
+                counts = mechanism.support_counts(mechanism.perturb(values, rng))
+                for index, count in enumerate(counts.tolist()):
+                    Tally.objects.filter(question=question, index=index).update(
+                        count=F("count") + count
+                    )
+            Survey.objects.filter(pk=survey.pk).update(
+                response_count=F("response_count") + chunk
+            )
         survey.refresh_from_db()
 
 

@@ -15,12 +15,16 @@ little information yet.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from django import template
+from django.template.loader import render_to_string
+from django.utils.translation import gettext
 
-from surveys.helpers.numbers import UNKNOWN, percent, thousands
+from surveys.helpers.numbers import UNKNOWN, epsilon, percent, thousands
 from surveys.kinds import KINDS
+from surveys.models import Survey
 from surveys.queries.results import shows_truth
 
 register = template.Library()
@@ -108,34 +112,8 @@ def small_sample_answers(question: dict[str, Any]) -> str:
 
 @register.inclusion_tag("surveys/results/chart.svg.html")
 def bar_chart(question: dict[str, Any], title: str = "") -> dict[str, Any]:
-    """The chart's context: the question, the chart's frame and one row per answer. The title
-    says what the bars are: by default, all respondents' shares of each answer."""
-    categories = question["categories"]
-    title = title or (
-        f"Bar chart: estimated share of respondents for each answer to “{question['text']}”, "
-        "with 95% intervals"
-    )
-    axis_y = HEADER_HEIGHT + len(categories) * ROW_HEIGHT
-    return {
-        "question": question,
-        "chart": {
-            "width": CHART_WIDTH,
-            "height": axis_y + AXIS_HEIGHT,
-            "plot_left": PLOT_LEFT,
-            "plot_right": PLOT_RIGHT,
-            "axis_y": axis_y,
-            "value_x": CHART_WIDTH - 2,
-            "ticks": [{"x": _x(t / 100), "text": f"{t}%"} for t in (0, 25, 50, 75, 100)],
-            "title_y": axis_y + 44,
-            "center_x": (PLOT_LEFT + PLOT_RIGHT) / 2,
-            "bar_height": BAR_HEIGHT,
-            "label_characters": LABEL_CHARACTERS,
-            "title": title,
-        },
-        "rows": [
-            _row(category, HEADER_HEIGHT + i * ROW_HEIGHT) for i, category in enumerate(categories)
-        ],
-    }
+    """A question's chart (``chart``): all respondents' shares of each answer."""
+    return {"question": question, "chart": chart(question, title)}
 
 
 @register.inclusion_tag("surveys/results/chart.svg.html")
@@ -157,25 +135,166 @@ def group_chart(data: dict[str, Any], group: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def _row(category: dict[str, Any], top: int) -> dict[str, Any]:
-    """One answer: its label above, the bar, the interval's whisker, the demo's truth marker."""
-    truth = category["truth"]
-    bar_y = top + 20
+def chart(question: dict[str, Any], title: str = "") -> dict[str, Any]:
+    """What ``chart.svg.html`` draws of a question's results (``question_results``, with
+    estimates), every number and text written already: the chart's frame, its title and
+    description (every figure in words, for screen readers) and one row per answer. The title
+    says what the bars are: by default, all respondents' shares of each answer."""
+    categories = question["categories"]
+    title = title or (
+        f"Bar chart: estimated share of respondents for each answer to “{question['text']}”, "
+        "with 95% intervals"
+    )
+    axis_y = HEADER_HEIGHT + len(categories) * ROW_HEIGHT
     return {
-        **category,
-        "label_y": top + 14,
-        "bar_y": bar_y,
-        "bar_width": round(_x(category["estimate"]) - PLOT_LEFT, 1),
-        "whisker_y": bar_y + BAR_HEIGHT / 2,
-        "cap_top": bar_y - 4,
-        "cap_bottom": bar_y + BAR_HEIGHT + 4,
-        "value_y": bar_y + BAR_HEIGHT / 2 + 5,
-        "low_x": _x(category["ci_low"]),
-        "high_x": _x(category["ci_high"]),
-        "truth_x": None if truth is None else _x(truth),
-        "truth_bottom": bar_y + BAR_HEIGHT + 8,
+        "width": CHART_WIDTH,
+        "height": axis_y + AXIS_HEIGHT,
+        "plot_left": PLOT_LEFT,
+        "plot_right": PLOT_RIGHT,
+        "axis_y": axis_y,
+        "tick_bottom": axis_y + 5,
+        "tick_text_y": axis_y + 21,
+        "value_dx": CHART_WIDTH - 2 - PLOT_LEFT,
+        "value_x": CHART_WIDTH - 2,
+        "ticks": [{"x": _number(_x(t / 100)), "text": f"{t}%"} for t in (0, 25, 50, 75, 100)],
+        "title_y": axis_y + 44,
+        "center_x": _number((PLOT_LEFT + PLOT_RIGHT) / 2),
+        "bar_height": BAR_HEIGHT,
+        "title": title,
+        "description": _description(categories),
+        "rows": [
+            _chart_row(category, HEADER_HEIGHT + i * ROW_HEIGHT)
+            for i, category in enumerate(categories)
+        ],
     }
+
+
+def _description(categories: list[dict[str, Any]]) -> str:
+    """Every answer's figures in a sentence, then where the table is."""
+    sentences = []
+    for category in categories:
+        sentence = gettext("%(label)s: %(estimate)s (95%% interval %(interval)s)") % {
+            "label": category["label"],
+            "estimate": percent(category["estimate"]),
+            "interval": percent_range(category["ci_low"], category["ci_high"]),
+        }
+        if category["truth"] is not None:
+            sentence += gettext(", true share %(truth)s") % {"truth": percent(category["truth"])}
+        sentences.append(f"{sentence}. ")
+    return "".join(sentences) + gettext("The table next to the chart has the same numbers.")
+
+
+def _chart_row(category: dict[str, Any], top: int) -> dict[str, Any]:
+    """One answer, drawn from ``top`` down: its label above, the bar, the 95% interval's
+    whisker with its caps (one path), the demo's truth marker, and the estimate at the
+    right. x is measured from the plot's left edge."""
+    low, high = _x(category["ci_low"]) - PLOT_LEFT, _x(category["ci_high"]) - PLOT_LEFT
+    bar_y = 20
+    middle, cap_top, cap_bottom = bar_y + BAR_HEIGHT / 2, bar_y - 4, bar_y + BAR_HEIGHT + 4
+    truth = category["truth"]
+    return {
+        "top": str(top),
+        "label": _truncated(category["label"]),
+        "bar_width": _number(_x(category["estimate"]) - PLOT_LEFT),
+        "whisker": f"M{_number(low)} {_number(middle)}H{_number(high)}"
+        f"M{_number(low)} {cap_top}V{cap_bottom}M{_number(high)} {cap_top}V{cap_bottom}",
+        "truth": None if truth is None else (
+            f"M{_number(_x(truth) - PLOT_LEFT)} {cap_top}V{bar_y + BAR_HEIGHT + 8}"
+        ),
+        "estimate": percent(category["estimate"]),
+    }
+
+
+def _truncated(label: str) -> str:
+    """A label of at most ``LABEL_CHARACTERS`` characters, its end cut to "…" if longer."""
+    if len(label) <= LABEL_CHARACTERS:
+        return label
+    return f"{label[: LABEL_CHARACTERS - 1]}…"
 
 
 def _x(proportion: float) -> float:
     return round(PLOT_LEFT + (PLOT_RIGHT - PLOT_LEFT) * proportion, 1)
+
+
+def _number(coordinate: float) -> str:
+    """An SVG coordinate, to a tenth of a unit: "16", "104.5"."""
+    return f"{round(coordinate, 1):g}"
+
+
+@register.simple_tag
+def result_cards(data: dict[str, Any], survey: Survey) -> list[dict[str, Any]]:
+    """What the results page's question cards show (``data`` is ``survey_results``), written
+    once here so that their templates only place it: per question, ``question`` (its
+    results), its ``n`` and ``epsilon`` as text and, once it has estimates, ``has_truth``, the
+    ``margin`` of error and the answers whose figures rest on too little information
+    (``small_sample_answers``) in words, the template of its kind's ``headline``, its ``chart``
+    (``chart``), its ``breakdown_form``
+    and one row per answer with every figure of its tables as text (``_table_row``)."""
+    forms = breakdown_forms(data, survey) if len(data["questions"]) > 1 else {}
+    cards = []
+    for question in data["questions"]:
+        card = {
+            "question": question,
+            "n": thousands(question["n"]),
+            "epsilon": epsilon(question["mechanism"]["epsilon"]),
+        }
+        if question["categories"]:
+            card |= {
+                "headline": kind_headline(question),
+                "has_truth": shows_truth(question),
+                "margin": margin(question["margin_of_error"]),
+                "small_sample_answers": small_sample_answers(question),
+                "chart": chart(question),
+                "breakdown_form": forms.get(question["id"], ""),
+                "rows": [_table_row(category) for category in question["categories"]],
+            }
+        cards.append(card)
+    return cards
+
+
+def _table_row(category: dict[str, Any]) -> dict[str, Any]:
+    """An answer's figures as the tables write them."""
+    return {
+        "label": category["label"],
+        "estimate": percent(category["estimate"]),
+        "interval": percent_range(category["ci_low"], category["ci_high"]),
+        "truth": percent(category["truth"]),
+        "support_count": thousands(category["support_count"]),
+        "unbiased": percent(category["unbiased"]),
+        "std_error": points(category["std_error"]),
+        "unbiased_interval": percent_range(
+            category["unbiased_ci_low"], category["unbiased_ci_high"]
+        ),
+        "consistent": percent(category["consistent"]),
+    }
+
+
+BREAKDOWN_FORM_FIELDS = ("id", "position", "text", "used_for_breakdowns")
+
+
+def breakdown_forms(data: dict[str, Any], survey: Survey) -> dict[int, str]:
+    """Each question's "break this question down by" form (question id -> HTML), which lists
+    every other question: a function of the questions alone, not of the responses, so kept
+    (``_breakdown_forms``) rather than drawn again at each response."""
+    questions = tuple(
+        tuple(question[field] for field in BREAKDOWN_FORM_FIELDS)
+        for question in data["questions"]
+    )
+    return _breakdown_forms(survey.pk, questions)
+
+
+@functools.lru_cache(maxsize=32)
+def _breakdown_forms(
+    survey_pk: int, questions: tuple[tuple[Any, ...], ...]
+) -> dict[int, str]:
+    """The forms of the survey ``survey_pk`` whose questions have these
+    ``BREAKDOWN_FORM_FIELDS``, kept in this process for the last few such surveys: their key
+    is all they are a function of, so they are never stale, and keeping them costs no query."""
+    others = [dict(zip(BREAKDOWN_FORM_FIELDS, question, strict=True)) for question in questions]
+    return {
+        question["id"]: render_to_string(
+            "surveys/results/breakdown_form.html",
+            {"survey_pk": survey_pk, "question": question, "questions": others},
+        )
+        for question in others
+    }
