@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from surveys import ldp
 
-VECTORS_FILE = Path(__file__).with_name("ldp_vectors.json")
+VECTORS_FILE = Path(__file__).resolve().parents[1] / "ldp_vectors.json"
 GRID = [ldp.from_spec(v["spec"]) for v in ldp.test_vectors()["vectors"]]
 
 
@@ -461,7 +461,7 @@ def test_vectors_cover_the_grid():
 
 
 def test_the_examples_in_docs_ldp_md_run():
-    docs = Path(__file__).resolve().parent.parent / "docs" / "ldp.md"
+    docs = Path(__file__).resolve().parents[2] / "docs" / "ldp.md"
     result = doctest.testfile(str(docs), module_relative=False, verbose=False)
     assert result.failed == 0 and result.attempted > 20
 
