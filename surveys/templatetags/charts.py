@@ -1,8 +1,9 @@
 """The results page's bar charts, and its proportions written as text.
 
-``{% bar_chart question %}`` draws one question's results (``surveys.results.question_results``,
-with estimates) as server-rendered SVG, so the page needs no script: per answer its label, a
-bar for the estimate, the 95% interval's whisker and, for the simulated demo, the true share.
+``{% bar_chart question %}`` draws one question's results
+(``surveys.queries.results.question_results``, with estimates) as server-rendered SVG, so the
+page needs no script: per answer its label, a bar for the estimate, the 95% interval's whisker
+and, for the simulated demo, the true share.
 
 The filters write proportions as the page shows them: ``{{ 0.1234|percent }}`` is "12.3%",
 ``{{ low|percent_range:high }}`` "10.0%–14.6%", ``{{ 0.043|points }}`` "4.3" (percentage
@@ -20,7 +21,7 @@ from typing import Any
 
 from django import template
 from django.template.loader import render_to_string
-from django.utils.translation import gettext
+from django.utils.translation import get_language, gettext
 
 from surveys.helpers.numbers import UNKNOWN, epsilon, percent, thousands
 from surveys.kinds import KINDS
@@ -29,7 +30,7 @@ from surveys.queries.results import shows_truth
 
 register = template.Library()
 register.filter("shows_truth", shows_truth)
-# The site's number formats (surveys/templatetags/numbers.py), for the templates loading charts.
+# The site's number formats (surveys/helpers/numbers.py), for the templates loading charts.
 register.filter("percent", percent)
 register.filter("thousands", thousands)
 
@@ -118,8 +119,9 @@ def bar_chart(question: dict[str, Any], title: str = "") -> dict[str, Any]:
 
 @register.inclusion_tag("surveys/results/chart.svg.html")
 def group_chart(data: dict[str, Any], group: dict[str, Any]) -> dict[str, Any]:
-    """One group's bars in a breakdown (``surveys.breakdowns.breakdown_results``): the share of
-    each answer within the group, with its interval and, for the demo, the true share."""
+    """One group's bars in a breakdown (``surveys.queries.breakdowns.breakdown_results``): the
+    share of each answer within the group, with its interval and, for the demo, the true
+    share."""
     question = data["question"]
     answers = {
         "position": f"{question['position']}-group-{group['index']}",
@@ -280,16 +282,17 @@ def breakdown_forms(data: dict[str, Any], survey: Survey) -> dict[int, str]:
         tuple(question[field] for field in BREAKDOWN_FORM_FIELDS)
         for question in data["questions"]
     )
-    return _breakdown_forms(survey.pk, questions)
+    return _breakdown_forms(survey.pk, questions, get_language())
 
 
 @functools.lru_cache(maxsize=32)
 def _breakdown_forms(
-    survey_pk: int, questions: tuple[tuple[Any, ...], ...]
+    survey_pk: int, questions: tuple[tuple[Any, ...], ...], language: str
 ) -> dict[int, str]:
     """The forms of the survey ``survey_pk`` whose questions have these
-    ``BREAKDOWN_FORM_FIELDS``, kept in this process for the last few such surveys: their key
-    is all they are a function of, so they are never stale, and keeping them costs no query."""
+    ``BREAKDOWN_FORM_FIELDS``, in ``language`` (the active one), kept in this process for the
+    last few such surveys: their key is all they are a function of, so they are never stale,
+    and keeping them costs no query."""
     others = [dict(zip(BREAKDOWN_FORM_FIELDS, question, strict=True)) for question in questions]
     return {
         question["id"]: render_to_string(
