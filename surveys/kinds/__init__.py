@@ -1,7 +1,7 @@
 """The kinds of question, each defined in one module of this package (``base`` says what a
 kind answers). Below the models: a kind knows the LDP core and the helpers, nothing else."""
 
-from surveys.kinds.base import QuestionKind
+from surveys.kinds.base import MAX_CHOICE_LENGTH, QuestionKind
 from surveys.kinds.categorical import CATEGORICAL
 from surveys.kinds.yesno import YES_NO
 
@@ -11,4 +11,4 @@ KINDS: dict[str, QuestionKind] = {kind.value: kind for kind in (YES_NO, CATEGORI
 CHOICES = [(kind.value, kind.label) for kind in KINDS.values()]
 """``Question.kind``'s choices."""
 
-__all__ = ["CATEGORICAL", "CHOICES", "KINDS", "YES_NO", "QuestionKind"]
+__all__ = ["CATEGORICAL", "CHOICES", "KINDS", "MAX_CHOICE_LENGTH", "YES_NO", "QuestionKind"]

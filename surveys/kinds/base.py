@@ -45,8 +45,8 @@ class QuestionKind:
     """Whether the researcher types its answers (``Choice`` rows, translatable and
     correctable once opened); otherwise its answers are ``fixed_answers``."""
     fixed_answers: tuple[Promise, ...] = ()
-    """The site's own answers, in the page's language (their English text is what exports
-    and stored wordings hold)."""
+    """The site's own answers, in the page's language (``Question.labels`` gives their
+    English text, which exports and stored wordings hold)."""
     min_choices: int = 0
     """How many answers a researcher must type, for a kind with ``choices``."""
     headline_template: str | None = None
@@ -57,14 +57,6 @@ class QuestionKind:
     @property
     def answer_template(self) -> str:
         return f"surveys/respond/controls/{self.answer_control}.html"
-
-    def answers(self, choice_labels: list[str]) -> list[str]:
-        """Its answers in order, in the survey's terms: the researcher's choices, or the
-        site's fixed answers in English."""
-        if self.choices:
-            return choice_labels
-        with translation.override("en"):
-            return [str(answer) for answer in self.fixed_answers]
 
     def answers_in(self, language: str) -> list[str]:
         """The site's fixed answers in ``language`` (for a kind without ``choices``)."""
@@ -89,7 +81,8 @@ class QuestionKind:
         if len({label.casefold() for label in labels}) != len(labels):
             return [gettext("Each choice must be different.")]
         if any(len(label) > MAX_CHOICE_LENGTH for label in labels):
-            return [gettext("A choice can be at most 200 characters long.")]
+            return [gettext("A choice can be at most %(limit)d characters long.")
+                    % {"limit": MAX_CHOICE_LENGTH}]
         return []
 
     def readiness_problems(self, text: str, labels: list[str]) -> list[str]:

@@ -299,7 +299,7 @@ def build_mechanism(kind: str, epsilon: float, k: int, override: str = "") -> ld
 class Choice(models.Model):
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="choices")
     order = models.PositiveIntegerField(default=0)
-    label = models.CharField(max_length=200)
+    label = models.CharField(max_length=kinds.MAX_CHOICE_LENGTH)
 
     class Meta:
         ordering = ["order", "pk"]
