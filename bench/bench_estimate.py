@@ -4,7 +4,9 @@
 1. Time of ``m.estimate(counts, n)`` for one question, per mechanism (rr, forced, pq, grr,
    sue, oue), over k in {2, 5, 14, 50} (as the mechanism allows), several epsilons and
    n in {30, 1000, 100000, 10**7}: median, 95th percentile and maximum over those cases of
-   the median of ``REPEATS`` timings (``time.perf_counter``). Target: at most 0.5 ms.
+   the median of ``REPEATS`` timings (``time.perf_counter``), with today's interval search
+   and, alternately in the same run, with that of commit ``PREVIOUS_COMMIT`` (eight rounds
+   of trial points). Target: at most 0.5 ms.
 2. Equality with the implementation at commit 3591d42 (loaded from git into a temporary
    module, its Phi replaced by ``scipy.special.ndtr`` like today's): the headline (maximum
    likelihood) on >= 100,000 count vectors and ``estimate`` itself on every timed question.
@@ -15,8 +17,12 @@
    window of 5 sd + 5 counts, leaving out up to ~1e-7 of the mass, and seven rounds), and a
    high-precision reference (the same search with the window widened to 12 sd + 15 counts,
    so that less than 1e-20 of the mass is left out, and ten refining rounds instead of six,
-   so that the bracket is below 1e-13 wide). Target: largest |difference| from the
-   reference <= 1e-9.
+   so that the bracket is below 1e-13 wide); and against the search of ``PREVIOUS_COMMIT``.
+   Target: largest |difference| from the reference <= 1e-9, except for hull corrections:
+   ends beyond the reference's (a wider interval) where the p-value 1e-10 inside the new
+   end, computed by ``_intervals.p_value`` (the search's independent evaluator), exceeds
+   alpha: an accepted pocket that the reference's trial points missed. Those are counted
+   and their largest size printed.
 4. The change that replacing the old Phi (a Chebyshev fit of erfc, relative error 1.2e-7)
    by ``ndtr`` makes by itself: the old code with either Phi, on part of the grid of 2.
 
@@ -37,9 +43,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from surveys import ldp  # noqa: E402
+from surveys.ldp import _intervals  # noqa: E402
+from surveys.ldp import mechanisms as mechanisms_module  # noqa: E402
 
 REFERENCE_COMMIT = "3591d42"
 SEARCH_COMMIT = "06f544b"
+PREVIOUS_COMMIT = "7404d87"
 WINDOW_PATCHES = (
     # (text in the interval code of SEARCH_COMMIT, its high-precision replacement)
     ("math.ceil(2 * EXACT_BELOW_VARIANCE + 10 * math.sqrt(EXACT_BELOW_VARIANCE)) + 14",
@@ -74,11 +83,12 @@ def reference_module(name: str, exact_phi: bool):
     return module
 
 
-def search_module(name: str, precise: bool):
-    """surveys/ldp/_intervals.py as of ``SEARCH_COMMIT``, as a fresh module; ``precise``
-    widens its exact sums (``WINDOW_PATCHES``) and adds four refining rounds."""
+def search_module(name: str, precise: bool, commit: str = SEARCH_COMMIT):
+    """surveys/ldp/_intervals.py as of ``commit``, as a fresh module; ``precise`` widens
+    the exact sums of ``SEARCH_COMMIT`` (``WINDOW_PATCHES``) and adds four refining
+    rounds."""
     source = subprocess.run(
-        ["git", "show", f"{SEARCH_COMMIT}:surveys/ldp/_intervals.py"],
+        ["git", "show", f"{commit}:surveys/ldp/_intervals.py"],
         cwd=ROOT, check=True, capture_output=True, text=True,
     ).stdout
     if precise:
@@ -88,7 +98,7 @@ def search_module(name: str, precise: bool):
     spec = importlib.util.spec_from_loader(name, loader=None)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    exec(compile(source, f"{SEARCH_COMMIT}:_intervals.py", "exec"), module.__dict__)
+    exec(compile(source, f"{commit}:_intervals.py", "exec"), module.__dict__)
     if precise:
         module.SEARCH_ROUNDS = (128,) + (16,) * 10
     return module
@@ -115,27 +125,32 @@ def draw_counts(m, n: int, rng: np.random.Generator, size: int) -> np.ndarray:
     return np.array([rng.multinomial(n, row / row.sum()) for row in lam])
 
 
-def timings(mine, ref):
-    """Per mechanism name: the median time of estimate() of each question; and the largest
+def timings(ref, previous):
+    """Per mechanism name: the median time of estimate() of each question with today's
+    interval search and with ``previous`` (timed alternately); and the largest
     |difference| of headline, ci_low, ci_high from the reference's estimate()."""
     rng = np.random.default_rng(2026)
     seconds: dict[str, list[float]] = {}
+    before: dict[str, list[float]] = {}
     worst = np.zeros(3)
     questions = 0
+    today = mechanisms_module._intervals
     for (name, m), (_, r) in zip(mechanisms(ldp), mechanisms(ref), strict=True):
         for n in SIZES:
             for counts in draw_counts(m, n, rng, 2):
-                times = []
-                for _ in range(REPEATS):
-                    start = time.perf_counter()
-                    got = m.estimate(counts, n)
-                    times.append(time.perf_counter() - start)
-                seconds.setdefault(name, []).append(float(np.median(times)))
+                for search, out in ((previous, before), (today, seconds)):
+                    mechanisms_module._intervals = search
+                    times = []
+                    for _ in range(REPEATS):
+                        start = time.perf_counter()
+                        got = m.estimate(counts, n)
+                        times.append(time.perf_counter() - start)
+                    out.setdefault(name, []).append(float(np.median(times)))
                 want = r.estimate(counts, n)
                 worst = np.maximum(worst, [np.max(np.abs(getattr(got, f) - getattr(want, f)))
                                            for f in ("headline", "ci_low", "ci_high")])
                 questions += 1
-    return seconds, worst, questions
+    return seconds, before, worst, questions
 
 
 def headline_equality(ref, cases: int) -> tuple[int, float]:
@@ -162,17 +177,41 @@ def interval_counts(m, category: int, n: int, size: int, rng: np.random.Generato
     return np.concatenate([[0, 1, n - 1, n], counts])
 
 
-def interval_equality(before, precise, ref_a, ref_b, cases: int, share_b: float):
+def accepted_inside(ends: tuple[float, ...], counts: np.ndarray, n: int, f: np.ndarray,
+                    upward: bool, alpha: float = 0.05) -> np.ndarray:
+    """Whether the p-value of each count at 1e-10 inside its interval end f (below an upper
+    end, above a lower one) exceeds alpha, by ``_intervals.p_value`` (trial points of one
+    direction, exact sums or Gaussian limit as in the search)."""
+    size = counts.size
+    count = counts.astype(float)[:, None]
+    a, b, a_bar, b_bar = (np.full((size, 1), v) for v in ends)
+    side = _intervals.Ends(count, a, b, a_bar, b_bar, a - b, count, np.zeros(size, int),
+                           np.arange(size))
+    side = side._replace(best=_intervals.best_log_likelihood(count, n, side))
+    direction = np.full(size, upward)
+    table = _intervals.crossings(n, side, direction)
+    point = np.clip(f + (-1e-10 if upward else 1e-10), 0, 1)[:, None]
+    return _intervals.p_value(point, n, side, table, direction)[:, 0] > alpha
+
+
+def interval_equality(before, precise, previous, ref_a, ref_b, cases: int, share_b: float):
     """Over about ``cases`` counts: the largest |difference| of the interval ends (low, high)
-    of today's code from ``before`` and from ``precise`` (``search_module``), and of
-    ``before`` from ``precise``; on about ``share_b`` of them, that of ``ref_b`` from
-    ``ref_a``. ``intervals`` takes many counts at once, as ``category_intervals`` does."""
+    of today's code from ``previous``, from ``before`` and from ``precise``
+    (``search_module``), and of ``previous`` and ``before`` from ``precise``; the hull
+    corrections (see the module's docstring: their number and largest size, left out of
+    today's difference from ``precise``), the wider ends not verified, and the number of
+    ends more than 1e-9 from ``previous``; on about ``share_b`` of the counts, the largest
+    |difference| of ``ref_b`` from ``ref_a``. ``intervals`` takes many counts at once, as
+    ``category_intervals`` does."""
     rng = np.random.default_rng(11)
     triples = list(zip(mechanisms(ldp), mechanisms(ref_a), mechanisms(ref_b), strict=True))
     jobs = [(m, ra, rb, c) for (_, m), (_, ra), (_, rb) in triples
             for c in range(2 if m.encoding == "bit" else 1)]
     each = 64 * -(-cases // (len(jobs) * len(SIZES) * 64))
-    worst = np.zeros((3, 2))  # rows: now - before, now - precise, before - precise
+    # rows: now - previous, now - before, now - precise (corrections left out),
+    # previous - precise, before - precise
+    worst = np.zeros((5, 2))
+    corrections, largest, unverified, changed = 0, 0.0, 0, 0
     swap = np.zeros(2)
     done = swapped = 0
     for index, (m, ra, rb, category) in enumerate(jobs):
@@ -181,11 +220,25 @@ def interval_equality(before, precise, ref_a, ref_b, cases: int, share_b: float)
             counts = interval_counts(m, category, n, each, rng)
             same = tuple(np.full(counts.size, v) for v in ends)
             got = m.category_intervals(category, counts, n)
+            last = previous.intervals(counts.astype(float), n, same, 0.05)
             old = before.intervals(counts.astype(float), n, same, 0.05)
             best = precise.intervals(counts.astype(float), n, same, 0.05)
-            for row, (x, y) in enumerate(((got, old), (got, best), (old, best))):
-                worst[row] = np.maximum(worst[row], [np.max(np.abs(u - v)) for u, v in
-                                                     zip(x, y, strict=True)])
+            for side, sign in ((0, -1.0), (1, 1.0)):
+                wider = sign * (got[side] - best[side]) > TARGET_DIFFERENCE
+                if wider.any():
+                    ok = accepted_inside(ends, counts[wider], n, got[side][wider], side == 1)
+                    corrections += int(ok.sum())
+                    unverified += int((~ok).sum())
+                    size = np.abs(got[side] - best[side])[wider][ok]
+                    largest = max(largest, float(size.max(initial=0.0)))
+                    wider[np.nonzero(wider)[0][~ok]] = False
+                changed += int((np.abs(got[side] - last[side]) > TARGET_DIFFERENCE).sum())
+                rows = ((got, last), (got, old), (got, best), (last, best), (old, best))
+                for row, (x, y) in enumerate(rows):
+                    gap = np.abs(x[side] - y[side])
+                    if row == 2:
+                        gap = np.where(wider, 0.0, gap)
+                    worst[row, side] = max(worst[row, side], float(gap.max()))
             done += counts.size
             if index % round(1 / share_b) == 0:
                 want = ra.category_intervals(category, counts, n)
@@ -193,7 +246,7 @@ def interval_equality(before, precise, ref_a, ref_b, cases: int, share_b: float)
                 swap = np.maximum(swap, [np.max(np.abs(o - w)) for o, w in zip(other, want,
                                                                               strict=True)])
                 swapped += counts.size
-    return done, worst, swapped, swap
+    return done, worst, (corrections, largest, unverified, changed), swapped, swap
 
 
 def main() -> int:
@@ -205,14 +258,19 @@ def main() -> int:
     ref_old_phi = reference_module("reference_erfc_fit", exact_phi=False)
     missed = []
 
-    seconds, worst_estimate, questions = timings(ldp, ref)
+    previous = search_module("search_previous", precise=False, commit=PREVIOUS_COMMIT)
+    seconds, before_seconds, worst_estimate, questions = timings(ref, previous)
     print(f"estimate() of one question, {REPEATS} repeats each (median per question), "
-          f"k in {KS}, epsilon in {EPSILONS}, n in {SIZES}:")
-    print(f"  {'mechanism':<10}{'questions':>10}{'median ms':>11}{'p95 ms':>9}{'max ms':>9}")
+          f"k in {KS}, epsilon in {EPSILONS}, n in {SIZES}; today's interval search, and "
+          f"that of {PREVIOUS_COMMIT} timed alternately:")
+    print(f"  {'mechanism':<10}{'questions':>10}{'median ms':>11}{'p95 ms':>9}{'max ms':>9}"
+          f"   {PREVIOUS_COMMIT}:{'median':>8}{'p95':>9}{'max':>9}")
     for name, values in seconds.items():
         ms = np.array(values) * 1e3
+        old_ms = np.array(before_seconds[name]) * 1e3
         print(f"  {name:<10}{ms.size:>10}{np.median(ms):>11.3f}{np.percentile(ms, 95):>9.3f}"
-              f"{ms.max():>9.3f}")
+              f"{ms.max():>9.3f}   {'':8}{np.median(old_ms):>8.3f}"
+              f"{np.percentile(old_ms, 95):>9.3f}{old_ms.max():>9.3f}")
         if ms.max() > TARGET_SECONDS * 1e3:
             missed.append(f"{name}: slowest estimate {ms.max():.3f} ms > 0.5 ms")
 
@@ -224,25 +282,30 @@ def main() -> int:
     print(f"  headline (mle) of {cases:,} count vectors: largest |difference| {worst_mle:.2e}")
     before = search_module("search_before", precise=False)
     precise = search_module("search_precise", precise=True)
-    cases_iv, worst_iv, swapped, swap = interval_equality(
-        before, precise, ref, ref_old_phi, int(INTERVAL_CASES * scale), 0.25
+    cases_iv, worst_iv, hull, swapped, swap = interval_equality(
+        before, precise, previous, ref, ref_old_phi, int(INTERVAL_CASES * scale), 0.25
     )
     print(f"\nInterval ends of {cases_iv:,} counts, largest |difference| (low, high):")
     for label, (low, high) in zip(
-        (f"today's code from {SEARCH_COMMIT} (before)",
-         "today's code from the high-precision reference",
+        (f"today's code from {PREVIOUS_COMMIT} (previous search)",
+         f"today's code from {SEARCH_COMMIT} (before)",
+         "today's code from the high-precision reference (*)",
+         f"{PREVIOUS_COMMIT} (previous search) from the high-precision reference",
          f"{SEARCH_COMMIT} (before) from the high-precision reference"),
         worst_iv, strict=True,
     ):
-        print(f"  {label:<58}{low:.2e}  {high:.2e}")
+        print(f"  {label:<70}{low:.2e}  {high:.2e}")
+    print(f"  (*) leaving out {hull[0]:,} hull corrections (ends wider than the reference's, "
+          f"accepted 1e-10 inside), up to {hull[1]:.4f}; {hull[2]} wider ends not verified; "
+          f"{hull[3]:,} ends differ from {PREVIOUS_COMMIT} by more than 1e-9")
     print(f"\nPhi swap alone ({REFERENCE_COMMIT}, erfc fit vs ndtr) on {swapped:,} counts: "
           f"largest change ci_low {swap[0]:.2e}, ci_high {swap[1]:.2e}")
     largest = max(*worst_estimate[:1], worst_mle)
     if largest > TARGET_DIFFERENCE:
         missed.append(f"largest headline difference from {REFERENCE_COMMIT} {largest:.2e} > 1e-9")
-    if worst_iv[1].max() > TARGET_DIFFERENCE:
+    if worst_iv[2].max() > TARGET_DIFFERENCE or hull[2]:
         missed.append(f"largest interval difference from the high-precision reference "
-                      f"{worst_iv[1].max():.2e} > 1e-9")
+                      f"{worst_iv[2].max():.2e} > 1e-9, or {hull[2]} wider ends not verified")
     if cases < HEADLINE_CASES * scale or cases_iv < INTERVAL_CASES * scale:
         missed.append("fewer equality cases than planned")
     for line in missed:

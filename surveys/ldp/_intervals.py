@@ -6,8 +6,11 @@ f is accepted when P_f(R(Y) <= R(y)) > alpha, where ln R(y) = l_y(lam) - l_y(lam
 l_y(lam) = y ln lam + (n - y) ln(1 - lam) and lam_hat(y) = clip(y / n, b, a). That p-value is
 exact (two binomial tails, from the incomplete beta function) where
 n lam (1 - lam) <= ``EXACT_BELOW_VARIANCE`` and taken from the Gaussian limit elsewhere.
-Each end of the interval is 0 or 1 when that value is accepted; otherwise a search between
-the maximum-likelihood f and that boundary finds it.
+The interval is the hull of the accepted f. ``chunk_intervals`` finds each end from the
+p-value's breakpoints (where a count leaves the acceptance set, and where the regime
+changes) and one root search within a continuous piece, for all ends at once; ``p_value``
+evaluates the p-value at any f independently of that (the tests and the benchmark check the
+ends with it).
 
 Arrays: one entry per *end* (each count has a lower and an upper end), shaped (ends, 1) so
 that trial points, shaped (ends, points), broadcast against them.
@@ -20,16 +23,11 @@ from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import betainc, betaincc, gammaln, ndtr
+from scipy.special import betainc, betaincc, gammaln, ndtr, ndtri
 
 EXACT_BELOW_VARIANCE: float = 100.0
 """The p-value is summed exactly over the binomial at hypothesised support rates lam with
 n lam (1 - lam) at most this, and taken from the Gaussian limit above it."""
-
-SEARCH_ROUNDS: tuple[int, ...] = (128, 16, 16, 16, 16, 16, 16, 16)
-"""Points tried in each round of the endpoint search (the first, dense round only where
-counts are lumpy, 16 elsewhere): the bracket shrinks at least 17^8 = 7e9-fold, to below
-1.5e-10 in f."""
 
 CHUNK: int = 64
 """Counts handled together: bounds the memory of the exact sums (trial points x window)."""
@@ -233,62 +231,319 @@ def p_value(f: np.ndarray, n: int, e: Ends, table: Crossings | None,
     return p
 
 
-def search_round(inside: np.ndarray, outside: np.ndarray, count: int, n: int, e: Ends,
-                 alpha: float, table: Crossings | None) -> tuple[np.ndarray, np.ndarray]:
-    """One round for brackets [inside (accepted), outside]: try ``count`` evenly spaced
-    points, keep the outermost accepted one and its rejected neighbour as the new bracket."""
-    fractions = np.arange(1, count + 1) / (count + 1)
-    points = inside[:, None] + (outside - inside)[:, None] * fractions
-    accepted = p_value(points, n, e, table, outside > inside) > alpha
-    # Outermost accepted point (-1: none, keep the inside end), its rejected neighbour.
-    outermost = count - 1 - np.argmax(accepted[:, ::-1], axis=1)
-    last = np.where(accepted.any(axis=1), outermost, -1)
-    every = np.arange(points.shape[0])
-    following = points[every, np.minimum(last + 1, count - 1)]
-    new_outside = np.where(last < count - 1, following, outside)
-    new_inside = np.where(last >= 0, points[every, np.maximum(last, 0)], inside)
-    return new_inside, new_outside
+def exact_tails(y: np.ndarray, h: np.ndarray, n: int, lam: np.ndarray, bar: np.ndarray
+                ) -> np.ndarray:
+    """P(Y <= y) + P(Y >= h) for Y ~ Binomial(n, lam) (``bar`` = 1 - lam), taken from the
+    other reports' count where lam > 1/2 so that the rate passed on is the smaller one."""
+    flip = lam > 0.5
+    return binomial_tails(np.where(flip, n - h, y), np.where(flip, n - y, h), n,
+                          np.where(flip, bar, lam))
+
+
+def piece_p_value(f: np.ndarray, n: int, e: Ends, exact: np.ndarray, h: np.ndarray
+                  ) -> np.ndarray:
+    """The p-value of one continuous piece at points f (ends, points): the exact
+    P(Y <= y) + P(Y >= h) where ``exact`` (ends,), the Gaussian limit elsewhere. Within a
+    piece the acceptance set {R(Y) <= R(y)} is fixed ({Y <= y} and {Y >= h}), so this is the
+    p-value there and its limits at the piece's ends."""
+    lam, bar = rates(f, e)
+    observed = log_likelihood(e.y, n, lam, bar) - e.best
+    if not exact.any():
+        return gaussian_p_value(f, n, e, lam, bar, observed)
+    if exact.all():
+        return exact_tails(e.y, h[:, None], n, lam, bar)
+    p = np.empty(f.shape)
+    if (~exact).any():
+        g = Ends(*(v[~exact] for v in e))
+        p[~exact] = gaussian_p_value(f[~exact], n, g, lam[~exact], bar[~exact],
+                                     observed[~exact])
+    if exact.any():
+        p[exact] = exact_tails(e.y[exact], h[exact][:, None], n, lam[exact], bar[exact])
+    return p
+
+
+ROOT_TOLERANCE: float = 2e-11
+"""The root search stops when every bracket is narrower than this in f."""
+
+ROOT_STEPS: int = 60
+"""At most this many steps of the root search (a safeguard: it takes about five)."""
+
+
+def distance(p: np.ndarray, alpha: float) -> np.ndarray:
+    """Phi^-1(p / 2) - Phi^-1(alpha / 2): positive where p > alpha, and z_alpha - z for a
+    two-sided Gaussian p-value 2 Phi(-z); nearly linear in f, so that Newton and secant
+    steps on it converge in a few steps."""
+    return ndtri(np.clip(p, 1e-300, 1.0) / 2) - ndtri(alpha / 2)
+
+
+def piece_slope(f: np.ndarray, n: int, e: Ends, exact: np.ndarray, h: np.ndarray
+                ) -> np.ndarray:
+    """d/df of the exact pieces' P(Y <= y) + P(Y >= h) at points f (ends, 1):
+    (a - b) n (P_{n-1}(h - 1) - P_{n-1}(y)), binomial probabilities of n - 1 reports (NaN
+    for the Gaussian pieces)."""
+    lam, bar = rates(f, e)
+
+    def probability(k: np.ndarray) -> np.ndarray:
+        inside = (k >= 0) & (k <= n - 1)
+        k = np.clip(k, 0, n - 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log = (gammaln(n) - gammaln(k + 1) - gammaln(n - k)
+                   + np.where(k > 0, k * np.log(lam), 0.0)
+                   + np.where(k < n - 1, (n - 1 - k) * np.log(bar), 0.0))
+        return np.where(inside, np.exp(log), 0.0)
+
+    slope = e.slope * n * (probability(h[:, None] - 1) - probability(e.y))
+    return np.where(exact[:, None], slope, np.nan)
+
+
+def piece_root(low: np.ndarray, high: np.ndarray, n: int, e: Ends, exact: np.ndarray,
+               h: np.ndarray, alpha: float) -> np.ndarray:
+    """The supremum of the accepted f (p > alpha) in brackets [low, high] (ends,), each
+    within one continuous piece (``piece_p_value``) that crosses alpha at most once, from
+    above: low where p(low) <= alpha, high where p(high) > alpha, and otherwise the
+    crossing, to ``ROOT_TOLERANCE`` (its accepted side).
+
+    All ends at once, one point each per step: Newton steps on ``distance`` (exact pieces:
+    ``piece_slope``) or secant steps (Gaussian pieces), kept inside the bracket (a point
+    beyond an end is moved to half the tolerance inside it, or to the middle if that
+    happened the step before); a step shorter than half the tolerance is lengthened to it,
+    so that the bracket closes. The first point is the Gaussian guess: distance falls by about
+    (a - b) / sd per unit of f."""
+    value = distance(piece_p_value(np.stack([low, high], axis=1), n, e, exact, h), alpha)
+    g_low, g_high = value[:, 0], value[:, 1]
+    at_low, at_high = ~(g_low > 0), g_high > 0
+    far = high
+    high = np.where(at_low | at_high, low, high)
+    lam, bar = rates(low[:, None], e)
+    sd = np.sqrt(np.maximum(lam * bar, 1.0 / n) / n)[:, 0]
+    point = low + g_low * sd / e.slope[:, 0]
+    before, g_before = low, g_low
+    half = ROOT_TOLERANCE / 2
+    twice = np.zeros(low.shape, bool)
+    for _ in range(ROOT_STEPS):
+        live = high - low > ROOT_TOLERANCE
+        if not live.any():
+            break
+        # A step beyond the bracket (Newton's tangent lands there when the crossing is
+        # within rounding of an end) tries next to that end, or the middle the second time.
+        outside = ~((point > low) & (point < high))
+        point = np.where(outside, np.where(point >= high, high - half, low + half), point)
+        point = np.where(outside & (twice | ~((point > low) & (point < high))),
+                         (low + high) / 2, point)
+        twice = outside
+        p = piece_p_value(point[:, None], n, e, exact, h)
+        g = distance(p, alpha)[:, 0]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            slope = np.full(g.shape, np.nan)
+            if exact.any():
+                # d distance / dp = 1 / (2 phi(Phi^-1(p / 2))).
+                z = ndtri(np.clip(p[:, 0], 1e-300, 1.0) / 2)
+                slope = piece_slope(point[:, None], n, e, exact, h)[:, 0] / (
+                    2 * np.exp(-z * z / 2) / math.sqrt(2 * math.pi))
+            slope = np.where(np.isfinite(slope), slope, (g - g_before) / (point - before))
+            step = -g / slope
+        step = np.where(np.abs(step) < half, np.copysign(half, step), step)
+        accepted, rejected = live & (g > 0), live & ~(g > 0)
+        low, g_low = np.where(accepted, point, low), np.where(accepted, g, g_low)
+        high, g_high = np.where(rejected, point, high), np.where(rejected, g, g_high)
+        before, g_before = point, g
+        point = np.where(np.isfinite(step), point + step, np.nan)
+    return np.where(at_high & ~at_low, far, low)
+
+
+CANDIDATES: int = 3
+"""Left limits at jumps computed per end in the first pass of ``jumps`` (from the last
+candidate down; each further pass doubles this)."""
+
+
+WINDOW: int = 100
+"""Counts t > y first tabulated per end (``jumps``): enough wherever n lam (1 - lam) <= 100
+(the rest lie beyond where 2 R(y) <= alpha); the whole table is used where they are not."""
+
+
+class Jumps(NamedTuple):
+    """Per end (rows) and count t > y (columns, in ``count_table`` order from the first
+    t > y): ``valid`` (t tabulated), ``chord`` (logit(lam) where t leaves the acceptance
+    set), ``where`` (that point in f), ``jump`` (a jump of the p-value: within (f_hat, 1)
+    and in the exact regime), ``left`` (the p-value's left limit there, where evaluated;
+    0 elsewhere), ``counts`` (t) and ``first`` (index in the table of the first t > y)."""
+
+    valid: np.ndarray
+    chord: np.ndarray
+    where: np.ndarray
+    jump: np.ndarray
+    left: np.ndarray
+    counts: np.ndarray
+    first: np.ndarray
+
+
+def jumps(n: int, e: Ends, hat: np.ndarray, alpha: float, width: int
+          ) -> tuple[Jumps, np.ndarray]:
+    """The jumps of the p-value of each (upward) end over ``width`` counts t > y, and per
+    end whether that was enough: False when its last tabulated count could still jump
+    before 2 R(y) falls to alpha.
+
+    Count t leaves where t ln lam + (n - t) ln(1 - lam) - B(t) exceeds ln R(y) by the tie
+    allowance 1e-9 (1 + |ln R(y)|) of ``in_region``: at logit(lam) = c_t plus that
+    allowance over t - y. The left limit there is P(Y <= y) + P(Y >= t); it is computed
+    only where the bound 2 R(y) (``chunk_intervals``) exceeds alpha."""
+    table = count_table(n)[0].astype(float)
+    size = table.size
+    first = np.searchsorted(table, e.y[:, 0], side="right")
+    index = first[:, None] + np.arange(min(width, size))
+    valid = index < size
+    index = np.minimum(index, size - 1)
+    counts = table[index]
+    gap = counts - e.y
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        chord = (best_table(n, e)[e.category[:, None], index] - e.best) / gap
+        lam = 1 / (1 + np.exp(-chord))
+        observed = log_likelihood(e.y, n, lam, 1 - lam) - e.best
+        chord = chord + 1e-9 * (1 + np.abs(observed)) / gap
+        lam, bar = 1 / (1 + np.exp(-chord)), 1 / (1 + np.exp(chord))
+        observed = log_likelihood(e.y, n, lam, bar) - e.best
+        where = np.where(lam > 0.5, 1 - (e.a - lam) / e.slope, (lam - e.b) / e.slope)
+    chord = np.where(valid, chord, np.inf)
+    possible = valid & (observed + math.log(2 * (1 + 1e-6)) > math.log(alpha)) & (where < 1)
+    exact = n * lam * bar <= EXACT_BELOW_VARIANCE
+    # More counts matter where the last one tabulated could still jump, or where the exact
+    # regime above 1/2 lies within reach (2 R(y) > alpha there).
+    more = exact[:, -1].copy()
+    if n > 4 * EXACT_BELOW_VARIANCE:
+        rate = (1 + math.sqrt(1 - 4 * EXACT_BELOW_VARIANCE / n)) / 2
+        reach = log_likelihood(e.y, n, np.array(rate), np.array(1 - rate)) - e.best
+        more |= (rate < e.a[:, 0]) & (reach[:, 0] + math.log(2 * (1 + 1e-6)) > math.log(alpha))
+    enough = ~(possible[:, -1] & more) | (width >= size)
+    jump = valid & (where > hat[:, None]) & (where < 1) & exact
+    # Bounds on the left limits: each tail is at most its nearest term over one minus the
+    # largest ratio of neighbouring terms within it (the ratios are monotone), and at most
+    # R(y) (Chernoff).
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        y = e.y
+        log_y = (gammaln(n + 1) - gammaln(y + 1) - gammaln(n - y + 1)
+                 + log_likelihood(y, n, lam, bar))
+        log_t = count_table(n)[1][index] + log_likelihood(counts, n, lam, bar)
+        ratio_y = y * bar / ((n - y + 1) * lam)
+        ratio_t = (n - counts) * lam / ((counts + 1) * bar)
+        chernoff = observed + 1e-6
+        lower = np.where(ratio_y < 1, np.minimum(log_y - np.log1p(-ratio_y), chernoff),
+                         chernoff)
+        upper = np.where(ratio_t < 1, np.minimum(log_t - np.log1p(-ratio_t), chernoff),
+                         chernoff)
+    bound = np.exp(lower) + np.exp(upper)
+    chance = jump & possible & (bound * (1 + 1e-9) > alpha)
+    # Only the last accepted jump matters: evaluate the candidates from the last one down,
+    # a few at a time, until one is accepted.
+    rank = np.cumsum(chance[:, ::-1], axis=1)[:, ::-1]
+    left = np.zeros(jump.shape)
+    found = np.zeros(y.shape[0], bool)
+    top, batch = 0, CANDIDATES
+    while True:
+        now = chance & ~found[:, None] & (rank > top) & (rank <= top + batch)
+        if not now.any():
+            break
+        top, batch = top + batch, 2 * batch
+        rows, cols = np.nonzero(now)
+        left[rows, cols] = exact_tails(y[rows, 0], counts[rows, cols], n, lam[rows, cols],
+                                       bar[rows, cols])
+        found |= (left > alpha).any(axis=1)
+    return Jumps(valid, chord, where, jump, left, counts, first), enough
+
+
+def piece_at(f: np.ndarray, n: int, e: Ends, j: Jumps) -> tuple[np.ndarray, np.ndarray]:
+    """Which piece holds the points f (ends,): whether its p-value is exact
+    (n lam (1 - lam) <= ``EXACT_BELOW_VARIANCE``) and its h, the first count t > y still
+    in the acceptance set (its jump lies beyond logit(lam); n + 1 if none)."""
+    lam, bar = rates(f[:, None], e)
+    with np.errstate(divide="ignore"):
+        logit = np.log(lam) - np.log(bar)
+    gone = (j.chord <= logit).sum(axis=1)
+    table = count_table(n)[0]
+    index = j.first + gone
+    h = np.where(index < table.size, table[np.minimum(index, table.size - 1)], n + 1.0)
+    return (n * lam * bar <= EXACT_BELOW_VARIANCE)[:, 0], h
 
 
 def chunk_intervals(y: np.ndarray, n: int, ends: tuple[np.ndarray, ...], alpha: float
                     ) -> tuple[np.ndarray, np.ndarray]:
     """Both ends of the interval of each count of ``y`` (1-D, at most ``CHUNK``), whose
-    categories have ``ends`` = (a, b, 1 - a, 1 - b).
+    categories have ``ends`` = (a, b, 1 - a, 1 - b): the hull of the accepted f, as Feldman
+    and Cousins prescribe.
 
-    Each end lies between the maximum-likelihood f (always accepted: its p-value is 1, or 1/2
-    on a boundary) and 0 or 1; each round of ``search_round`` narrows that bracket. With lumpy
-    counts the accepted set need not be an interval (the p-value jumps down as a count leaves
-    the acceptance region, then creeps up again); the interval is its hull, as Feldman and
-    Cousins prescribe, and a dense first round finds accepted pockets down to 1/129 of the
-    bracket wide. Only where the exact sum applies somewhere in the bracket (n lam (1 - lam)
-    is concave in lam, so both ends tell) can the accepted set be ragged."""
+    The lower end of count y is the upper end of count n - y with the rates 1 - lam
+    (a' = 1 - b, b' = 1 - a, f' = 1 - f), so every end is searched upwards from the
+    maximum-likelihood f_hat (accepted) to 1. Along that way the p-value jumps
+    - where a count t > y leaves the acceptance set {R(Y) <= R(y)} (``jumps``), if
+      n lam (1 - lam) <= ``EXACT_BELOW_VARIANCE`` there: it falls by P(Y = t);
+    - at the two rates where n lam (1 - lam) = ``EXACT_BELOW_VARIANCE`` (exact on one side,
+      Gaussian on the other);
+    and is continuous in between. On an exact piece (acceptance set {Y <= y} u {Y >= h})
+    its derivative in lam is n (P_{n-1}(h - 1) - P_{n-1}(y)) (binomial probabilities of
+    n - 1 reports), whose sign changes at most once, from - to +: the p-value falls and then
+    rises, so its largest value on the piece is at one of its ends, and it crosses alpha at
+    most once (from above) where it is at most alpha at the piece's right end. The Gaussian
+    pieces are taken to fall (the benchmark compares with a dense search). Hence, with J the
+    last breakpoint whose left limit exceeds alpha (f_hat if none), every f beyond the piece
+    that starts at J is rejected, and ``piece_root`` finds the end in that piece (J itself, a
+    crossing, or 1). Left limits are computed only where the Chernoff bounds
+    P(Y <= y) <= R(y) and P(Y >= h) <= R(h) <= R(y) allow them above alpha."""
     m = y.size
-    a, b, a_bar, b_bar = (np.concatenate([v, v])[:, None] for v in ends)
-    category = np.unique(np.stack(ends[:2]), axis=1, return_inverse=True)[1].ravel()
-    count = np.concatenate([y, y])[:, None]
-    side = Ends(count, a, b, a_bar, b_bar, a - b, count, np.tile(category, 2), np.arange(2 * m))
-    side = side._replace(best=best_log_likelihood(count, n, side))
-    hat = np.clip((y / n - ends[1]) / (ends[0] - ends[1]), 0, 1)
-    inside = np.concatenate([hat, hat])
-    outside = np.concatenate([np.zeros(m), np.ones(m)])
-    spread = [n * lam * bar for lam, bar in (rates(f[:, None], side) for f in (inside, outside))]
-    lumpy = np.minimum(*spread)[:, 0] <= EXACT_BELOW_VARIANCE
-    upward = np.arange(2 * m) >= m
-    table = crossings(n, side, upward) if lumpy.any() else None
-    # The maximum-likelihood f is accepted (p-value 1, or 1/2 on a boundary).
-    reached = (inside == outside) | (p_value(outside[:, None], n, side, table, upward)[:, 0]
-                                     > alpha)
-    for group, points in ((lumpy, SEARCH_ROUNDS[0]), (~lumpy, SEARCH_ROUNDS[1])):
-        chosen = np.nonzero(group)[0]
-        if chosen.size:
-            part = Ends(*(v[chosen] for v in side))
-            inside[chosen], outside[chosen] = search_round(
-                inside[chosen], outside[chosen], points, n, part, alpha, table
-            )
-    for points in SEARCH_ROUNDS[1:]:
-        inside, outside = search_round(inside, outside, points, n, side, alpha, table)
-    bounds = np.where(reached, outside, inside)
-    return bounds[:m], bounds[m:]
+    a = np.concatenate([ends[3], ends[0]])[:, None]
+    b = np.concatenate([ends[2], ends[1]])[:, None]
+    a_bar = np.concatenate([ends[1], ends[2]])[:, None]
+    b_bar = np.concatenate([ends[0], ends[3]])[:, None]
+    count = np.concatenate([n - y, y])[:, None]
+    category = np.unique(np.hstack([a, b]), axis=0, return_inverse=True)[1].ravel()
+    e = Ends(count, a, b, a_bar, b_bar, a - b, count, category, np.arange(2 * m))
+    e = e._replace(best=best_log_likelihood(count, n, e))
+    bounds = upper_ends(n, e, alpha, WINDOW)
+    return 1 - bounds[:m], bounds[m:]
+
+
+def some(e: Ends, rows: np.ndarray) -> Ends:
+    """The ends ``rows`` (a boolean mask) of ``e``, their categories numbered afresh."""
+    part = Ends(*(v[rows] for v in e))
+    return part._replace(category=np.unique(part.category, return_inverse=True)[1].ravel())
+
+
+def upper_ends(n: int, e: Ends, alpha: float, width: int) -> np.ndarray:
+    """The upper end of the interval of each (upward) end of ``e`` (see
+    ``chunk_intervals``), with the jumps of ``width`` counts t > y tabulated, or of all
+    counts for the ends where that is not enough."""
+    hat = np.clip((e.y[:, 0] / n - e.b[:, 0]) / e.slope[:, 0], 0, 1)
+    j, enough = jumps(n, e, hat, alpha, width)
+    if not enough.all():
+        out = np.empty(hat.size)
+        out[~enough] = upper_ends(n, some(e, ~enough), alpha, count_table(n)[0].size)
+        if enough.any():
+            out[enough] = upper_ends(n, some(e, enough), alpha, width)
+        return out
+    breaks = [np.where(j.jump, j.where, np.inf)]
+    last = [np.where(j.left > alpha, j.where, -np.inf).max(axis=1, initial=-np.inf)]
+    if n > 4 * EXACT_BELOW_VARIANCE:
+        root = math.sqrt(1 - 4 * EXACT_BELOW_VARIANCE / n)
+        for rate in ((1 - root) / 2, (1 + root) / 2):
+            f = np.where(rate > 0.5, 1 - (e.a[:, 0] - rate) / e.slope[:, 0],
+                         (rate - e.b[:, 0]) / e.slope[:, 0])
+            inside = (f > hat) & (f < 1)
+            if not inside.any():
+                continue
+            breaks.append(np.where(inside, f, np.inf)[:, None])
+            # Its left limit, from the piece below it (exact below 1/2, Gaussian above),
+            # where 2 R(y) allows it above alpha (so that the jumps tabulated suffice).
+            lam, bar = rates(f[:, None], e)
+            bound = log_likelihood(e.y, n, lam, bar)[:, 0] - e.best[:, 0]
+            inside &= bound + math.log(2 * (1 + 1e-6)) > math.log(alpha)
+            if inside.any():
+                f = np.where(inside, f, hat)
+                below = piece_p_value(f[:, None], n, e, np.full(hat.size, rate < 0.5),
+                                      piece_at(f, n, e, j)[1])[:, 0]
+                last.append(np.where(inside & (below > alpha), f, -np.inf))
+    start = np.maximum(hat, np.max(np.stack(last), axis=0))
+    every = np.hstack(breaks)
+    stop = np.minimum(np.where(every > start[:, None], every, np.inf).min(axis=1), 1.0)
+    exact, h = piece_at((start + stop) / 2, n, e, j)
+    return piece_root(start, stop, n, e, exact, h, alpha)
 
 
 def intervals(y: np.ndarray, n: int, ends: tuple[np.ndarray, ...], alpha: float
