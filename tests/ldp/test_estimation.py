@@ -598,3 +598,90 @@ def test_exact_p_value_is_the_sum_over_every_count(m, n):
         want = sum(math.comb(n, t) * rate**t * (1 - rate) ** (n - t) for t in range(n + 1)
                    if loglik(t, rate) - best(t) <= observed + tie)
         assert got[r, c] == pytest.approx(want, abs=1e-12), (y, rate)
+
+
+def direct_p_values(a: float, b: float, n: int, y: int, f: np.ndarray) -> np.ndarray:
+    """P_f(R(Y) <= R(y)) summed over all n + 1 counts with numpy (ties within
+    1e-9 (1 + |ln R(y)|) count as not above), independently of the module; for n small
+    enough that n lam (1 - lam) <= 100 everywhere, where the module's p-value is this sum."""
+    t = np.arange(n + 1.0)
+    lam = (b + (a - b) * f)[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        def loglik(count: np.ndarray, rate: np.ndarray) -> np.ndarray:
+            return (np.where(count > 0, count * np.log(rate), 0.0)
+                    + np.where(count < n, (n - count) * np.log1p(-rate), 0.0))
+
+        hat = b + (a - b) * np.clip((t / n - b) / (a - b), 0, 1)
+        ratio = loglik(t, lam) - loglik(t, hat)
+    observed = ratio[:, [y]]
+    log_pmf = (math.lgamma(n + 1) - np.array([math.lgamma(k + 1) + math.lgamma(n - k + 1)
+                                               for k in range(n + 1)]) + loglik(t, lam))
+    inside = ratio <= observed + 1e-9 * (1 + np.abs(observed))
+    return np.where(inside, np.exp(log_pmf), 0.0).sum(axis=1)
+
+
+@pytest.mark.parametrize("m", [ldp.randomized_response(0.5), ldp.randomized_response(4.0),
+                               ldp.forced_response(0.6, 0.3), ldp.grr(2.0, 5), ldp.oue(1.0, 4)],
+                         ids=ldp_id)
+def test_interval_is_the_hull_of_the_accepted_shares(m):
+    """n = 30 (n lam (1 - lam) <= 7.5: the exact p-value everywhere). On a grid of 20,001
+    shares, no accepted share lies outside the interval (the hull, including narrow accepted
+    pockets: for randomized response at epsilon 0.5 and count 7 the upper end is 0.330, where
+    the p-value creeps back above 0.05 after falling below it at 0.275), and each end that is
+    not 0 or 1 is a limit of accepted shares: the p-value 1e-9 inside it exceeds 0.05. The
+    p-value is the direct sum (``direct_p_values``); the module's ends are good to 2e-11,
+    far below the grid's spacing of 5e-5 and the 1e-9 step."""
+    n = 30
+    a, b = float(m._a[0]), float(m._b[0])
+    grid = np.linspace(0, 1, 20_001)
+    low, high = m.category_intervals(0, np.arange(n + 1), n)
+    for y in range(n + 1):
+        accepted = grid[direct_p_values(a, b, n, y, grid) > 0.05]
+        assert accepted.min() >= low[y] - 1e-9 and accepted.max() <= high[y] + 1e-9, y
+        for end, inward in ((low[y], 1e-9), (high[y], -1e-9)):
+            if 0 < end < 1:
+                assert direct_p_values(a, b, n, y, np.array([end + inward]))[0] > 0.05, y
+    if m.name == "randomized response" and m.params()["epsilon"] == 0.5:
+        assert high[7] == pytest.approx(0.33027, abs=1e-5)
+
+
+@pytest.mark.parametrize("n", [30, 1000, 100_000, 10**7])
+@pytest.mark.parametrize("m", [ldp.randomized_response(1.0), ldp.grr(0.5, 50), ldp.oue(4.0, 14),
+                               ldp.sue(8.0, 5)], ids=ldp_id)
+def test_interval_ends_are_where_the_p_value_crosses_or_jumps_past_alpha(m, n):
+    """At each end strictly inside (0, 1), by the module's own evaluator ``p_value`` (which
+    does not share the search's code): the p-value 1e-9 inside the end exceeds alpha and
+    1e-9 outside it is at most alpha (so the end is a crossing or a jump past alpha); where
+    the p-value is continuous there (the Gaussian regime, n lam (1 - lam) > 100, away from
+    the regime's switch), it is alpha at the end: the end is exact to 2e-11 in f, 1/50 of
+    the 1e-9 steps, so |p(end) - alpha| is at most 1/50 of the change of p over the two steps
+    (the slope barely changes over 2e-9), plus rounding."""
+    from surveys.ldp import _intervals
+
+    rng = np.random.default_rng(n)
+    a, b = float(m._a[0]), float(m._b[0])
+    counts = np.unique(np.concatenate([[0, 1, n - 1, n], rng.binomial(n, b + (a - b) *
+                                                                       rng.uniform(0, 1, 60))]))
+    low, high = m.category_intervals(0, counts, n)
+    size = counts.size
+    count = counts.astype(float)[:, None]
+    ends = (np.full((size, 1), v) for v in (a, b, 1 - a, 1 - b))
+    side = _intervals.Ends(count, *ends, np.full((size, 1), a - b), count, np.zeros(size, int),
+                           np.arange(size))
+    side = side._replace(best=_intervals.best_log_likelihood(count, n, side))
+    checked = 0
+    for end, upward in ((low, False), (high, True)):
+        direction = np.full(size, upward)
+        table = _intervals.crossings(n, side, direction)
+        step = 1e-9 if upward else -1e-9
+        points = np.stack([end - step, end, end + step], axis=1)
+        p = _intervals.p_value(np.clip(points, 0, 1), n, side, table, direction)
+        interior = (end > 1e-8) & (end < 1 - 1e-8)
+        assert np.all(p[interior, 0] > 0.05) and np.all(p[interior, 2] <= 0.05)
+        lam = b + (a - b) * end
+        smooth = interior & (n * lam * (1 - lam) > 1.01 * ldp.EXACT_BELOW_VARIANCE)
+        span = p[smooth, 0] - p[smooth, 2]
+        assert np.all(np.abs(p[smooth, 1] - 0.05) <= span / 50 + 1e-12)
+        checked += smooth.sum()
+    if n >= 100_000:
+        assert checked > 0
