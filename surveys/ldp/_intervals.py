@@ -386,10 +386,14 @@ def jumps(n: int, e: Ends, hat: np.ndarray, alpha: float, width: int
     Count t leaves where t ln lam + (n - t) ln(1 - lam) - B(t) exceeds ln R(y) by the tie
     allowance 1e-9 (1 + |ln R(y)|) of ``in_region``: at logit(lam) = c_t plus that
     allowance over t - y. The left limit there is P(Y <= y) + P(Y >= t); it is computed
-    only where the bound 2 R(y) (``chunk_intervals``) exceeds alpha."""
+    only where bounds on it (``chunk_intervals``) exceed alpha, from the last such jump
+    down until one is accepted. ``width`` 0: no jumps (none in the exact regime)."""
     table = count_table(n)[0].astype(float)
     size = table.size
     first = np.searchsorted(table, e.y[:, 0], side="right")
+    if width == 0:
+        empty = np.zeros((e.y.shape[0], 0))
+        return Jumps(empty > 0, empty, empty, empty > 0, empty, empty, first), first >= 0
     index = first[:, None] + np.arange(min(width, size))
     valid = index < size
     index = np.minimum(index, size - 1)
@@ -511,6 +515,11 @@ def upper_ends(n: int, e: Ends, alpha: float, width: int) -> np.ndarray:
     ``chunk_intervals``), with the jumps of ``width`` counts t > y tabulated, or of all
     counts for the ends where that is not enough."""
     hat = np.clip((e.y[:, 0] / n - e.b[:, 0]) / e.slope[:, 0], 0, 1)
+    # n lam (1 - lam) is concave: when it exceeds the limit at both ends of [f_hat, 1], it
+    # does in between, and there are no jumps.
+    spread = [n * lam * bar for lam, bar in (rates(f[:, None], e) for f in (hat, np.ones(1)))]
+    if not (np.minimum(*spread) <= EXACT_BELOW_VARIANCE).any():
+        width = 0
     j, enough = jumps(n, e, hat, alpha, width)
     if not enough.all():
         out = np.empty(hat.size)
@@ -541,7 +550,8 @@ def upper_ends(n: int, e: Ends, alpha: float, width: int) -> np.ndarray:
                 last.append(np.where(inside & (below > alpha), f, -np.inf))
     start = np.maximum(hat, np.max(np.stack(last), axis=0))
     every = np.hstack(breaks)
-    stop = np.minimum(np.where(every > start[:, None], every, np.inf).min(axis=1), 1.0)
+    stop = np.minimum(np.where(every > start[:, None], every, np.inf).min(axis=1, initial=1.0),
+                      1.0)
     exact, h = piece_at((start + stop) / 2, n, e, j)
     return piece_root(start, stop, n, e, exact, h, alpha)
 
