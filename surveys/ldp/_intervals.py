@@ -407,6 +407,10 @@ def jumps(n: int, e: Ends, hat: np.ndarray, alpha: float, width: int
         lam, bar = 1 / (1 + np.exp(-chord)), 1 / (1 + np.exp(chord))
         observed = log_likelihood(e.y, n, lam, bar) - e.best
         where = np.where(lam > 0.5, 1 - (e.a - lam) / e.slope, (lam - e.b) / e.slope)
+    # Counts beyond n a + 10 sd + 20 have P(Y >= t) < 1e-20 at every rate up to a: their
+    # jumps are invisible, and they count as never in the acceptance set.
+    visible = counts <= n * e.a + 10 * np.sqrt(np.maximum(n * e.a * e.a_bar, 1.0)) + 20
+    valid &= visible
     chord = np.where(valid, chord, np.inf)
     possible = valid & (observed + math.log(2 * (1 + 1e-6)) > math.log(alpha)) & (where < 1)
     exact = n * lam * bar <= EXACT_BELOW_VARIANCE
