@@ -310,10 +310,14 @@ def piece_root(low: np.ndarray, high: np.ndarray, n: int, e: Ends, exact: np.nda
     so that the bracket closes. The first point is the Gaussian guess: distance falls by about
     (a - b) / sd per unit of f."""
     value = distance(piece_p_value(np.stack([low, high], axis=1), n, e, exact, h), alpha)
-    g_low, g_high = value[:, 0], value[:, 1]
-    at_low, at_high = ~(g_low > 0), g_high > 0
-    far = high
-    high = np.where(at_low | at_high, low, high)
+    at_low, at_high = ~(value[:, 0] > 0), value[:, 1] > 0
+    out = np.where(at_high & ~at_low, high, low)
+    # Only the ends still searching go through each step (rows ``rows`` of the arrays).
+    rows = np.nonzero(~at_low & ~at_high & (high - low > ROOT_TOLERANCE))[0]
+    if rows.size == 0:
+        return out
+    e, exact, h = Ends(*(v[rows] for v in e)), exact[rows], h[rows]
+    low, high, g_low = low[rows], high[rows], value[rows, 0]
     lam, bar = rates(low[:, None], e)
     sd = np.sqrt(np.maximum(lam * bar, 1.0 / n) / n)[:, 0]
     point = low + g_low * sd / e.slope[:, 0]
@@ -321,9 +325,6 @@ def piece_root(low: np.ndarray, high: np.ndarray, n: int, e: Ends, exact: np.nda
     half = ROOT_TOLERANCE / 2
     twice = np.zeros(low.shape, bool)
     for _ in range(ROOT_STEPS):
-        live = high - low > ROOT_TOLERANCE
-        if not live.any():
-            break
         # A step beyond the bracket (Newton's tangent lands there when the crossing is
         # within rounding of an end) tries next to that end, or the middle the second time.
         outside = ~((point > low) & (point < high))
@@ -343,12 +344,19 @@ def piece_root(low: np.ndarray, high: np.ndarray, n: int, e: Ends, exact: np.nda
             slope = np.where(np.isfinite(slope), slope, (g - g_before) / (point - before))
             step = -g / slope
         step = np.where(np.abs(step) < half, np.copysign(half, step), step)
-        accepted, rejected = live & (g > 0), live & ~(g > 0)
-        low, g_low = np.where(accepted, point, low), np.where(accepted, g, g_low)
-        high, g_high = np.where(rejected, point, high), np.where(rejected, g, g_high)
+        accepted = g > 0
+        low, high = np.where(accepted, point, low), np.where(accepted, high, point)
         before, g_before = point, g
         point = np.where(np.isfinite(step), point + step, np.nan)
-    return np.where(at_high & ~at_low, far, low)
+        live = high - low > ROOT_TOLERANCE
+        out[rows] = low
+        if not live.all():
+            if not live.any():
+                break
+            rows, e, exact, h = rows[live], Ends(*(v[live] for v in e)), exact[live], h[live]
+            low, high, point, before, g_before, twice = (
+                v[live] for v in (low, high, point, before, g_before, twice))
+    return out
 
 
 CANDIDATES: int = 3
