@@ -199,16 +199,17 @@ def interval_equality(before, precise, previous, ref_a, ref_b, cases: int, share
     of today's code from ``previous``, from ``before`` and from ``precise``
     (``search_module``), and of ``previous`` and ``before`` from ``precise``; the hull
     corrections (see the module's docstring: their number and largest size, left out of
-    today's difference from ``precise``), the wider ends not verified, and the number of
-    ends more than 1e-9 from ``previous``; on about ``share_b`` of the counts, the largest
-    |difference| of ``ref_b`` from ``ref_a``. ``intervals`` takes many counts at once, as
-    ``category_intervals`` does."""
+    today's differences from ``previous`` and ``precise``), the wider ends not verified,
+    and the number of ends more than 1e-9 from ``previous``; on about ``share_b`` of the
+    counts, the largest |difference| of ``ref_b`` from ``ref_a``. ``intervals`` takes many
+    counts at once, as ``category_intervals`` does."""
     rng = np.random.default_rng(11)
     triples = list(zip(mechanisms(ldp), mechanisms(ref_a), mechanisms(ref_b), strict=True))
     jobs = [(m, ra, rb, c) for (_, m), (_, ra), (_, rb) in triples
             for c in range(2 if m.encoding == "bit" else 1)]
     each = 64 * -(-cases // (len(jobs) * len(SIZES) * 64))
-    # rows: now - previous, now - before, now - precise (corrections left out),
+    # rows: now - previous, now - before, now - precise (the first and third without the
+    # hull corrections),
     # previous - precise, before - precise
     worst = np.zeros((5, 2))
     corrections, largest, unverified, changed = 0, 0.0, 0, 0
@@ -236,7 +237,7 @@ def interval_equality(before, precise, previous, ref_a, ref_b, cases: int, share
                 rows = ((got, last), (got, old), (got, best), (last, best), (old, best))
                 for row, (x, y) in enumerate(rows):
                     gap = np.abs(x[side] - y[side])
-                    if row == 2:
+                    if row in (0, 2):
                         gap = np.where(wider, 0.0, gap)
                     worst[row, side] = max(worst[row, side], float(gap.max()))
             done += counts.size
@@ -287,7 +288,7 @@ def main() -> int:
     )
     print(f"\nInterval ends of {cases_iv:,} counts, largest |difference| (low, high):")
     for label, (low, high) in zip(
-        (f"today's code from {PREVIOUS_COMMIT} (previous search)",
+        (f"today's code from {PREVIOUS_COMMIT} (previous search) (*)",
          f"today's code from {SEARCH_COMMIT} (before)",
          "today's code from the high-precision reference (*)",
          f"{PREVIOUS_COMMIT} (previous search) from the high-precision reference",
