@@ -365,16 +365,18 @@ candidate down; each further pass doubles this)."""
 
 
 WINDOW: int = 100
-"""Counts t > y first tabulated per end (``jumps``): enough wherever n lam (1 - lam) <= 100
-(the rest lie beyond where 2 R(y) <= alpha); the whole table is used where they are not."""
+"""Counts t > y first tabulated per end (``jumps``): usually enough (the jumps of the rest
+lie beyond where 2 R(y) <= alpha, or their tails are negligible); the whole table is used
+for the ends where they are not."""
 
 
 class Jumps(NamedTuple):
     """Per end (rows) and count t > y (columns, in ``count_table`` order from the first
-    t > y): ``valid`` (t tabulated), ``chord`` (logit(lam) where t leaves the acceptance
-    set), ``where`` (that point in f), ``jump`` (a jump of the p-value: within (f_hat, 1)
-    and in the exact regime), ``left`` (the p-value's left limit there, where evaluated;
-    0 elsewhere), ``counts`` (t) and ``first`` (index in the table of the first t > y)."""
+    t > y): ``valid`` (t tabulated, its upper tail not negligible), ``chord`` (logit(lam)
+    where t leaves the acceptance set), ``where`` (that point in f), ``jump`` (a jump of the
+    p-value: within (f_hat, 1) and in the exact regime), ``left`` (the p-value's left limit
+    there, where evaluated; 0 elsewhere), ``counts`` (t) and ``first`` (index in the table
+    of the first t > y)."""
 
     valid: np.ndarray
     chord: np.ndarray
