@@ -5,7 +5,9 @@ from django.db.models.signals import post_migrate
 
 def create_cache_table(using: str, **kwargs) -> None:
     """After every ``migrate``, create the database cache's table if it is missing (the
-    command skips tables that exist), so no deployment needs a separate setup step."""
+    command skips tables that exist), so no deployment needs a separate setup step. The
+    settings configure that cache ("database") whether REDIS_URL is set or not, so the table
+    exists either way, and setting or unsetting REDIS_URL later breaks nothing."""
     call_command("createcachetable", database=using, verbosity=0)
 
 

@@ -1,10 +1,24 @@
-"""The cache that every worker and app server shares when there is no Redis: the database."""
+"""The caches every worker and app server shares: the database's, and Redis with the
+database's in its place while Redis cannot be reached."""
 
 from __future__ import annotations
 
+import logging
+import time
+
+from django.core.cache import caches
+from django.core.cache.backends.base import BaseCache
 from django.core.cache.backends.db import DatabaseCache
+from django.core.cache.backends.redis import RedisCache
 from django.db import connections, router, transaction
 from django.utils.timezone import now
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+logger = logging.getLogger(__name__)
+
+REDIS_UNAVAILABLE = (RedisConnectionError, RedisTimeoutError)
+"""What the Redis client raises when Redis cannot be reached or does not answer in time."""
 
 
 class CountingDatabaseCache(DatabaseCache):
@@ -48,3 +62,85 @@ class CountingDatabaseCache(DatabaseCache):
                     [self.make_and_validate_key(key, version=version)],
                 )
             return super().incr(key, delta, version=version)
+
+
+class RedisWithFallback(RedisCache):
+    """Django's Redis cache that keeps working while Redis cannot be reached: every call the
+    site makes goes to the cache named by the ``FALLBACK`` option (the database's) instead,
+    and back to Redis as soon as it answers again, without a restart.
+
+    A connection error or a timeout of the Redis client makes the cache use the fallback for
+    ``RETRY_SECONDS``, so that a Redis that hangs costs one request per process its timeout
+    (``socket_connect_timeout`` and ``socket_timeout``), not every request; then the next
+    call tries Redis again. Each change (Redis lost, Redis back) is logged once per process.
+
+    Rate-limit counters therefore keep counting, in the database, while Redis is away: a
+    client's count starts again at 0 in the database when Redis is lost, and goes on from its
+    Redis count when Redis is back, so a limit lets through at most twice its count in the
+    window in which Redis is lost or comes back, and holds exactly in every other one. Cached
+    results are computed anew and cached in the database meanwhile; they are keyed by what
+    they count, so no copy is ever stale.
+    """
+
+    def __init__(self, server: str, params: dict) -> None:
+        options = dict(params.get("OPTIONS") or {})
+        self._fallback_alias = options.pop("FALLBACK")
+        self._retry_seconds = float(options.pop("RETRY_SECONDS", 2))
+        self._down_until: float | None = None
+        super().__init__(server, params | {"OPTIONS": options})
+
+    @property
+    def fallback(self) -> BaseCache:
+        return caches[self._fallback_alias]
+
+    def _either(self, name: str, *args, **kwargs):
+        """`name`(*args, **kwargs) on Redis, or on the fallback cache while Redis is away."""
+        if self._down_until is not None and time.monotonic() < self._down_until:
+            return getattr(self.fallback, name)(*args, **kwargs)
+        try:
+            result = getattr(super(), name)(*args, **kwargs)
+        except REDIS_UNAVAILABLE as error:
+            if self._down_until is None:
+                logger.warning(
+                    "Redis cannot be reached (%s): the cache uses the database until it can.",
+                    type(error).__name__,
+                )
+            self._down_until = time.monotonic() + self._retry_seconds
+            return getattr(self.fallback, name)(*args, **kwargs)
+        if self._down_until is not None:
+            logger.warning("Redis answers again: the cache uses it again.")
+            self._down_until = None
+        return result
+
+    def add(self, *args, **kwargs):
+        return self._either("add", *args, **kwargs)
+
+    def get(self, *args, **kwargs):
+        return self._either("get", *args, **kwargs)
+
+    def set(self, *args, **kwargs):
+        return self._either("set", *args, **kwargs)
+
+    def touch(self, *args, **kwargs):
+        return self._either("touch", *args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        return self._either("delete", *args, **kwargs)
+
+    def get_many(self, *args, **kwargs):
+        return self._either("get_many", *args, **kwargs)
+
+    def has_key(self, *args, **kwargs):
+        return self._either("has_key", *args, **kwargs)
+
+    def incr(self, *args, **kwargs):
+        return self._either("incr", *args, **kwargs)
+
+    def set_many(self, *args, **kwargs):
+        return self._either("set_many", *args, **kwargs)
+
+    def delete_many(self, *args, **kwargs):
+        return self._either("delete_many", *args, **kwargs)
+
+    def clear(self):
+        return self._either("clear")

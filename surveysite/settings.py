@@ -161,22 +161,35 @@ PERMISSIONS_POLICY = (
 )
 
 # The cache holds rate-limit counters (and computed results), shared by every worker and
-# app server so that a limit holds across all of them: the database's table `cache_table`
-# (created by `migrate`), or Redis if REDIS_URL is set. Not local memory: each worker would
-# count apart and let a client through up to (number of workers) times the limit.
+# app server so that a limit holds across all of them: the database's table `cache_table`,
+# or Redis if REDIS_URL is set, with the database's table in its place while Redis cannot be
+# reached (surveysite/cache.py). Not local memory: each worker would count apart and let a
+# client through up to (number of workers) times the limit. The "database" cache is
+# configured whatever REDIS_URL says, so `migrate` always creates its table, and setting or
+# unsetting REDIS_URL later needs no other step.
+DATABASE_CACHE = {
+    "BACKEND": "surveysite.cache.CountingDatabaseCache",
+    "LOCATION": "cache_table",
+    # Expired entries are deleted as counting goes. Past MAX_ENTRIES live ones Django
+    # deletes a third, resetting those clients' counts; every write counts the rows.
+    "OPTIONS": {"MAX_ENTRIES": 10000},
+}
 CACHES = {
-    "default": {
-        "BACKEND": "surveysite.cache.CountingDatabaseCache",
-        "LOCATION": "cache_table",
-        # Expired entries are deleted as counting goes. Past MAX_ENTRIES live ones Django
-        # deletes a third, resetting those clients' counts; every write counts the rows.
-        "OPTIONS": {"MAX_ENTRIES": 10000},
-    }
+    "default": DATABASE_CACHE
     if not os.getenv("REDIS_URL")
     else {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "surveysite.cache.RedisWithFallback",
         "LOCATION": os.getenv("REDIS_URL"),
-    }
+        "OPTIONS": {
+            "FALLBACK": "database",
+            # After a failure, the database's cache for this long, then Redis again.
+            "RETRY_SECONDS": float(os.getenv("REDIS_RETRY_SECONDS", "2")),
+            # A Redis that hangs holds a request this long at most (seconds).
+            "socket_connect_timeout": 1,
+            "socket_timeout": 1,
+        },
+    },
+    "database": DATABASE_CACHE,
 }
 # "count/seconds" per client. The client is identified by a keyed hash of its address,
 # kept only in the cache and only for the window; it is never stored with reports.

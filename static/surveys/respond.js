@@ -22,6 +22,8 @@ import {
   pageAfterSending,
   progressText,
   requestBody,
+  retryDelay,
+  retryingText,
   saveRecord,
   unanswered,
 } from "./respond_core.js";
@@ -44,6 +46,7 @@ if (!data?.preview) {
   }
 }
 let sending = false;
+let retryTimer = null; // the next attempt the page makes by itself, if any
 
 function browserStorage() {
   try {
@@ -180,6 +183,8 @@ function drawOnce() {
 async function send(button, status) {
   if (sending || record?.confirmed) return; // confirmed: there is nothing left to send
   if (!record?.reports && !drawOnce()) return;
+  clearTimeout(retryTimer); // pressed while waiting to send again: now, once
+  retryTimer = null;
   sending = true;
   button.disabled = true;
   tell(status, gettext("Sending your randomized answers…"), "info");
@@ -205,7 +210,15 @@ async function send(button, status) {
     window.location.assign(pageAfterSending(data.completionUrl, data.thanksUrl));
     return;
   }
-  tell(status, failureMessage(response?.status ?? 0, result?.error), "danger");
+  let message = failureMessage(response?.status ?? 0, result?.error);
+  // Asked to (503 with Retry-After), the page sends the identical body again by itself,
+  // until an answer is definite.
+  const delay = retryDelay(response?.status ?? 0, response?.headers.get("Retry-After"));
+  if (delay !== null) {
+    message = `${message} ${retryingText(delay)}`;
+    retryTimer = setTimeout(() => send(button, status), delay);
+  }
+  tell(status, message, "danger");
   button.disabled = false;
 }
 

@@ -204,19 +204,45 @@ export function missingText(questions) {
 
 /**
  * What to tell the respondent after a failed attempt. `status` is the HTTP status (0: no
- * response at all), `error` the server's JSON message if any. Server and network problems
- * invite a retry, which sends exactly the same again.
+ * response at all), `error` the server's JSON message if any, which says best what happened
+ * (for a 503: whether anything may have been stored). Server and network problems invite a
+ * retry, which sends exactly the same again.
  */
 export function failureMessage(status, error) {
   if (status === 0) {
     return gettext("We could not reach the server. Check your connection, then press the button again: it sends exactly the same randomized answers.");
   }
+  if (typeof error === "string" && error) return error;
   if (status >= 500) {
     return interpolate(
       gettext("Something went wrong on our side (error %(status)s). Please try again in a moment: the button sends exactly the same randomized answers."),
       { status },
     );
   }
-  if (typeof error === "string" && error) return error;
   return gettext("Our server refused these answers. Please reload this page and try again.");
+}
+
+export const MAX_RETRY_SECONDS = 30;
+
+/**
+ * How long to wait, in milliseconds, before sending the identical body again by itself, or
+ * null to send again only when the respondent presses the button. The page sends again by
+ * itself when the server asks it to: a 503 with `Retry-After` (seconds; at least 1, at most
+ * MAX_RETRY_SECONDS), sent while the database is unavailable and when it was lost as it
+ * stored the answers. Every other answer is definite (stored, replayed, or refused with a
+ * reason), or comes from no server of this site.
+ */
+export function retryDelay(status, retryAfter) {
+  if (status !== 503 || typeof retryAfter !== "string" || !/^\d+$/.test(retryAfter.trim())) {
+    return null;
+  }
+  return Math.min(Math.max(Number(retryAfter), 1), MAX_RETRY_SECONDS) * 1000;
+}
+
+/** What the page says while it waits to send again by itself (`delay` in milliseconds). */
+export function retryingText(delay) {
+  return interpolate(
+    gettext("The page will send exactly the same randomized answers again by itself in %(seconds)s seconds, or now if you press the button."),
+    { seconds: Math.round(delay / 1000) },
+  );
 }

@@ -12,10 +12,11 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from functools import reduce
 from operator import or_
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, InterfaceError, OperationalError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -58,6 +59,13 @@ class SubmissionError(Exception):
         self.status = status
 
 
+class OutcomeUnknown(Exception):
+    """The database was lost while it committed a submission: the commit was sent, and its
+    answer never came back, so the submission may or may not be stored. Sending the same
+    submission again (same idempotency key and reports) is safe: it is stored if it was
+    not, and answered as a replay if it was, never counted twice."""
+
+
 class SurveyChanged(Exception):
     """The survey was closed, deleted, or its invitation setting, schedule or target changed
     (or another submission reached the target) since it was read."""
@@ -93,28 +101,51 @@ def store(
     deadlock on the rows after it. The invitation gets no reference to the submission, so
     they cannot be joined. Once the submissions reach the survey's response target, the
     survey is closed in the same transaction.
+
+    A database error before the commit rolls everything back and is raised as it is; one
+    raised by the commit itself (the connection lost while the database committed, or not)
+    becomes OutcomeUnknown: the submissions may or may not be stored.
     """
     now = timezone.now()
-    with transaction.atomic():
-        counted = (
-            Survey.objects.filter(
-                pk=survey.pk, status=Survey.Status.OPEN, invitation_only=survey.invitation_only
-            )
-            .filter(schedule.accepting(now, len(submissions)))
-            .update(response_count=F("response_count") + len(submissions))
+    committing = False
+    try:
+        with transaction.atomic():
+            _write(survey, submissions, support, invitation_token, now)
+            committing = True  # everything is written: the commit is all that is left
+    except (OperationalError, InterfaceError) as error:
+        if committing:
+            raise OutcomeUnknown from error
+        raise  # before the commit: rolled back, nothing stored
+
+
+@sensitive_variables()
+def _write(
+    survey: Survey,
+    submissions: Sequence[Submission],
+    support: Support,
+    invitation_token: str | None,
+    now: datetime,
+) -> None:
+    """`store`'s writes, inside its transaction."""
+    counted = (
+        Survey.objects.filter(
+            pk=survey.pk, status=Survey.Status.OPEN, invitation_only=survey.invitation_only
         )
-        if counted != 1:
-            raise SurveyChanged
-        if invitation_token is not None:
-            used = Invitation.objects.filter(
-                survey=survey, token=invitation_token, used=False
-            ).update(used=True)
-            if used != 1:
-                raise SubmissionError(INVITATION_USED, 403)
-        Submission.objects.bulk_create(submissions)
-        _add_support(support)
-        if survey.response_target is not None:  # still under the row's lock
-            close_due(Survey.objects.filter(pk=survey.pk), now)
+        .filter(schedule.accepting(now, len(submissions)))
+        .update(response_count=F("response_count") + len(submissions))
+    )
+    if counted != 1:
+        raise SurveyChanged
+    if invitation_token is not None:
+        used = Invitation.objects.filter(
+            survey=survey, token=invitation_token, used=False
+        ).update(used=True)
+        if used != 1:
+            raise SubmissionError(INVITATION_USED, 403)
+    Submission.objects.bulk_create(submissions)
+    _add_support(support)
+    if survey.response_target is not None:  # still under the row's lock
+        close_due(Survey.objects.filter(pk=survey.pk), now)
 
 
 def _add_support(support: Support) -> None:
@@ -157,6 +188,9 @@ def submission_create(
     If the survey changed between being read and being written (closed, deleted, invitation
     setting, schedule, target, or another submission took the last place), it is read again
     (in place) and everything decided anew.
+
+    OutcomeUnknown if the database was lost as it committed the submission: sending the same
+    again is safe.
     """
     if not isinstance(idempotency_key, str) or not IDEMPOTENCY_KEY.fullmatch(idempotency_key):
         raise SubmissionError(

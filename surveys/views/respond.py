@@ -22,6 +22,7 @@ navigation itself (these pages send no referrer).
 from __future__ import annotations
 
 import json
+import logging
 import math
 import re
 from typing import Any
@@ -42,7 +43,7 @@ from django.views.decorators.debug import sensitive_variables
 from django.views.decorators.http import require_POST, require_safe
 from django.views.i18n import JSONCatalog
 
-from surveys.actions.submissions import SubmissionError, submission_create
+from surveys.actions.submissions import OutcomeUnknown, SubmissionError, submission_create
 from surveys.actions.surveys import close_if_due
 from surveys.helpers.privacy_words import (
     describe_protection,
@@ -57,6 +58,8 @@ from surveys.queries import schedule
 from surveys.queries.wording import wording
 from surveys.views.access import get_survey, researcher_required
 
+logger = logging.getLogger(__name__)
+
 SUBMIT_MAX_BYTES = 64 * 1024
 BODY_KEYS = {"idempotency_key", "invitation", "reports"}
 QUESTION_ID = re.compile(r"[1-9][0-9]{0,17}")
@@ -66,6 +69,11 @@ CROSS_SITE = gettext_lazy(
     "This request did not come from the survey's own page, so it was refused and nothing was "
     "stored. Please answer on the survey page itself."
 )
+OUTCOME_UNKNOWN = gettext_lazy(
+    "The connection to our database was lost just as your answers were being stored, so they "
+    "may or may not have been stored. Sending them again is safe and never counts them twice."
+)
+RETRY_AFTER_SECONDS = 30
 
 # Why a survey cannot be answered: (heading, explanation, HTTP status).
 UNAVAILABLE = {
@@ -376,7 +384,10 @@ def respond_submit(request: HttpRequest, public_id: str) -> JsonResponse:
     """POST {"idempotency_key", "invitation", "reports"} as JSON from this site's own page
     -> 201 {"ok": true, "received": reports as stored}; a replay of the same key -> 200 with
     the same body; from another site (or no telling) -> 403; anything else wrong -> 4xx
-    {"ok": false, "error": "..."}. Nothing is stored unless the answer is 201. Sets no cookie.
+    {"ok": false, "error": "..."}. Nothing is stored unless the answer is 201, except after a
+    503 whose message says the answers may or may not have been stored (the database was lost
+    as it committed them): the same body sent again then gets a definite answer (201 or 200),
+    never counted twice. Sets no cookie.
     """
     if is_limited(request, "submit", settings.RATELIMIT_SUBMISSIONS):
         return _error(
@@ -403,5 +414,10 @@ def respond_submit(request: HttpRequest, public_id: str) -> JsonResponse:
         )
     except SubmissionError as error:
         return _error(error.message, error.status)
+    except OutcomeUnknown as error:
+        logger.error("Database lost while committing a submission: %s", error.__cause__)
+        response = _error(OUTCOME_UNKNOWN, 503)
+        response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response
     status = 201 if created else 200
     return JsonResponse({"ok": True, "received": submission.reports}, status=status)

@@ -10,21 +10,26 @@ import signal
 import socket
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from unittest import mock
 
 import pytest
-from django.db import OperationalError
+from django.db import OperationalError, connections
 from django.db.backends.utils import CursorWrapper
 from django.urls import reverse
+from django.utils import translation
 
 from surveys.models import Submission, Survey
+from surveys.views.respond import OUTCOME_UNKNOWN
 from surveysite.middleware import DatabaseUnavailableMiddleware
 from tests.helpers import (
     assert_answered_once_each,
     assert_nothing_stored,
     assert_stored_exactly,
     questions,
+    recount,
+    tally_counts,
     valid_reports,
 )
 from tests.load import (
@@ -195,11 +200,18 @@ def test_it_answers_503_and_rolls_everything_back_when_the_database_fails(
     assert client.post(url, body, content_type="application/json").status_code == 201
 
 
+def stopped_clock(page) -> None:
+    """The page's timers fire only when the test moves its clock (page.clock.run_for)."""
+    page.clock.install()
+    page.clock.pause_at(datetime.now(UTC) + timedelta(minutes=1))
+
+
 @pytest.mark.browser
 @pytest.mark.usefixtures("transactional_db")
 def test_it_keeps_the_answers_and_asks_to_try_again_while_the_database_is_down(
     page, live_server, survey
 ):
+    stopped_clock(page)  # the page's own retry, 30 s later, never comes first
     page.goto(live_server.url + reverse("respond", args=[survey.public_id]))
     chosen = [f"#answer-{question.pk}-1" for question in questions(survey)]
     for answer in chosen:
@@ -216,4 +228,94 @@ def test_it_keeps_the_answers_and_asks_to_try_again_while_the_database_is_down(
         page.click("#send-answers")
     assert response.value.status == 201
     page.wait_for_url("**/thanks/")
+    assert Submission.objects.count() == 1
+
+
+@contextlib.contextmanager
+def commit_failing(*, reached: bool) -> Iterator[None]:
+    """The commit of every transaction that inserted a submission raises OperationalError,
+    as when the connection is lost while the database commits: after the commit reached the
+    database (`reached`), or before. Other commits (the rate limit's counter) succeed."""
+    connection = connections["default"]
+    commit, execute = type(connection)._commit, CursorWrapper.execute
+    inserted = threading.local()
+
+    def noting(self, sql, params=None):
+        inserted.submission = getattr(inserted, "submission", False) or (
+            'INSERT INTO "surveys_submission"' in sql)
+        return execute(self, sql, params)
+
+    def failing(self):
+        if not getattr(inserted, "submission", False):
+            return commit(self)
+        inserted.submission = False
+        if reached:
+            commit(self)
+        with self.wrap_database_errors:  # as Django raises it: django.db.OperationalError
+            raise self.Database.OperationalError("server closed the connection unexpectedly")
+
+    with mock.patch.object(CursorWrapper, "execute", noting), mock.patch.object(
+        type(connection), "_commit", failing
+    ):
+        yield
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("reached", [True, False], ids=["stored", "not stored"])
+@pytest.mark.parametrize("language", ["en", "es", "fr", "de"])
+def test_it_answers_503_maybe_stored_when_the_database_is_lost_at_commit(
+    client, survey, reached, language
+):
+    url = reverse("respond-submit", args=[survey.public_id]) + f"?lang={language}"
+    reports = {str(pk): report for pk, report in valid_reports(survey).items()}
+    body = {"idempotency_key": "commit-0123", "invitation": None, "reports": reports}
+    with commit_failing(reached=reached):
+        response = client.post(url, body, content_type="application/json")
+    with translation.override(language):
+        expected = {"ok": False, "error": str(OUTCOME_UNKNOWN)}
+    with translation.override("en"):
+        english = str(OUTCOME_UNKNOWN)
+    assert (response.status_code, response.json()) == (503, expected)
+    assert (expected["error"] == english) == (language == "en")  # translated
+    assert response["Retry-After"] == "30"
+    assert Submission.objects.filter(survey=survey).count() == (1 if reached else 0)
+    # Sent again, it gets a definite answer, and is stored once.
+    again = client.post(url, body, content_type="application/json")
+    assert (again.status_code, again.json()) == (200 if reached else 201, {
+        "ok": True, "received": reports})
+    assert list(Submission.objects.filter(survey=survey).values_list("reports", flat=True)) == [
+        reports]
+    survey.refresh_from_db()
+    assert survey.response_count == 1
+    assert all(recount(question)[0].tolist() == tally_counts(survey)[question.pk]
+               for question in questions(survey))
+
+
+@pytest.mark.browser
+@pytest.mark.usefixtures("transactional_db")
+def test_after_a_commit_lost_the_page_sends_the_same_again_by_itself_until_it_is_definite(
+    page, live_server, survey
+):
+    stopped_clock(page)
+    page.goto(live_server.url + reverse("respond", args=[survey.public_id]))
+    for question in questions(survey):
+        page.check(f"#answer-{question.pk}-1")
+    waiting = "#respond-status:has-text('by itself in 30 seconds')"
+    answers = []
+    with commit_failing(reached=False):
+        with page.expect_response(lambda r: r.url.endswith("/submit/")) as answer:
+            page.click("#send-answers")
+        answers.append(answer.value)
+        page.wait_for_selector("#respond-status:has-text('may or may not have been stored')")
+        page.wait_for_selector(waiting)  # shown once the next attempt is set
+        with page.expect_response(lambda r: r.url.endswith("/submit/")) as answer:
+            page.clock.run_for(30_000)
+        answers.append(answer.value)
+        page.wait_for_selector(waiting)
+    with page.expect_response(lambda r: r.url.endswith("/submit/")) as answer:
+        page.clock.run_for(30_000)
+    answers.append(answer.value)
+    page.wait_for_url("**/thanks/")
+    assert [answer.status for answer in answers] == [503, 503, 201]
+    assert len({json.dumps(a.request.post_data_json, sort_keys=True) for a in answers}) == 1
     assert Submission.objects.count() == 1

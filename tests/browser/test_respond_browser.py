@@ -112,7 +112,7 @@ def test_it_retries_with_the_same_key_and_reports_after_failures(page, live_serv
         status=503, json={"ok": False, "error": "The service is briefly unavailable."}
     ))
     assert send(page) == failed
-    page.wait_for_selector("#respond-status:has-text('error 503')")
+    page.wait_for_selector("#respond-status:has-text('briefly unavailable')")
     assert_nothing_stored(survey)
     page.unroute(submit_url)
     assert send(page) == failed

@@ -16,6 +16,8 @@ import {
   pageAfterSending,
   progressText,
   requestBody,
+  retryDelay,
+  retryingText,
   saveRecord,
   storedText,
   unanswered,
@@ -218,7 +220,9 @@ test("reports read back in words", () => {
 test("progress and failure messages", () => {
   assert.equal(progressText(2, 5), "2 of 5 answered");
   assert.match(failureMessage(0, undefined), /could not reach the server.*exactly the same/);
-  assert.match(failureMessage(503, "busy"), /error 503.*try again.*exactly the same/);
+  assert.equal(failureMessage(503, "Stored or not: send again."), "Stored or not: send again.");
+  assert.match(failureMessage(503, undefined), /error 503.*try again.*exactly the same/);
+  assert.match(failureMessage(502, null), /error 502.*try again.*exactly the same/);
   assert.equal(failureMessage(410, "This survey is closed."), "This survey is closed.");
   assert.match(failureMessage(403, undefined), /reload/);
 });
@@ -232,4 +236,18 @@ test("after sending, the page goes to an http(s) completion link as given, else 
     "data:text/html,<p>x</p>", "ftp://files.example/x", "/relative/path", 42]) {
     assert.equal(pageAfterSending(bad, thanks), thanks, String(bad));
   }
+});
+
+test("it sends again by itself only when a 503 asks to, after Retry-After, at most 30 s", () => {
+  assert.equal(retryDelay(503, "30"), 30_000);
+  assert.equal(retryDelay(503, "2"), 2_000);
+  assert.equal(retryDelay(503, "0"), 1_000); // never a tight loop
+  assert.equal(retryDelay(503, "3600"), 30_000);
+  // Definite answers, and answers without the server's request, wait for the button.
+  for (const [status, retryAfter] of [[201, null], [200, "30"], [409, "30"], [410, null],
+    [429, "60"], [500, "30"], [503, null], [503, ""], [503, "soon"], [503, "-1"], [0, null],
+    [503, "Wed, 21 Oct 2015 07:28:00 GMT"]]) {
+    assert.equal(retryDelay(status, retryAfter), null, `${status} ${retryAfter}`);
+  }
+  assert.match(retryingText(30_000), /exactly the same.*again by itself in 30 seconds/);
 });
