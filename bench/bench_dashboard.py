@@ -51,15 +51,16 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from harness import (  # bench/harness.py, which puts the project root on the path
+    each_database,
+    frozen_specs,
+    measure_in_child,
+    timed_get,
+)
 
 from tests.load import (  # noqa: E402 (needs the project root on the path first)
-    SERVER_ENV,
-    Unreachable,
     collect_static,
     drive,
-    fresh_database,
     gunicorn_server,
     make_jobs,
 )
@@ -110,34 +111,11 @@ def main() -> int:
         print(json.dumps(measure_database(args.sizes, args.repeats)))
         return 0
     collect_static()  # pages name static files through the manifest, with DEBUG off
-    figures = {}
-    for database in args.databases:
-        print(f"{database}: filling and measuring...", file=sys.stderr, flush=True)
-        try:
-            with fresh_database(database) as url:
-                figures[database] = _child(args, url)
-        except Unreachable as error:
-            print(f"{database}: skipped ({error})", file=sys.stderr)
-            figures[database] = None
+    options = ["--repeats", str(args.repeats), "--sizes", *map(str, args.sizes)]
+    figures = each_database(
+        args.databases, lambda url: measure_in_child(__file__, options, url)
+    )
     return report(figures, args.sizes)
-
-
-def _child(args: argparse.Namespace, database_url: str) -> dict:
-    """Measure one database in a child process (Django is configured once per process), with
-    the settings gunicorn gets (tests.load.SERVER_ENV) and the test Client's host allowed."""
-    command = [sys.executable, __file__, "--measure", "--repeats", str(args.repeats),
-               "--sizes", *map(str, args.sizes)]
-    env = {
-        **os.environ,
-        **SERVER_ENV,
-        "ALLOWED_HOSTS": "testserver",
-        "DATABASE_URL": database_url,
-        "DJANGO_SETTINGS_MODULE": os.getenv("DJANGO_SETTINGS_MODULE", "surveysite.settings"),
-    }
-    result = subprocess.run(command, env=env, cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    if result.returncode != 0:
-        raise SystemExit(f"benchmark child failed with exit code {result.returncode}")
-    return json.loads(result.stdout.strip().splitlines()[-1])
 
 
 def measure_database(sizes: list[int], repeats: int) -> dict:
@@ -221,19 +199,6 @@ def _fill(survey, size: int) -> None:
         simulate_responses(survey, chunk, truth, seed=survey.response_count)
 
 
-def _questions(survey) -> dict[str, dict]:
-    return {str(question.pk): question.spec for question in survey.ordered_questions()}
-
-
-def _timed_get(client, url: str) -> float:
-    """Milliseconds of one GET, which must answer 200."""
-    started = time.perf_counter()
-    response = client.get(url)
-    elapsed = time.perf_counter() - started
-    assert response.status_code == 200, (url, response.status_code)
-    return 1000 * elapsed
-
-
 def _first_breakdowns(client, urls: dict[str, str]) -> dict[str, float]:
     """Median seconds of a pair's first breakdown, which folds in every response: the stored
     pair counts and the cached results are deleted before each."""
@@ -246,7 +211,7 @@ def _first_breakdowns(client, urls: dict[str, str]) -> dict[str, float]:
         for name, url in FIRST_BREAKDOWNS.items():
             PairTally.objects.all().delete()
             cache.clear()
-            times.setdefault(name, []).append(_timed_get(client, urls[url]) / 1000)
+            times.setdefault(name, []).append(timed_get(client, urls[url]) / 1000)
     return {name: statistics.median(values) for name, values in times.items()}
 
 
@@ -257,7 +222,7 @@ def _quiet_latencies(client, survey, urls: dict[str, str], repeats: int) -> dict
 
     survey.refresh_from_db()
     responses = (repeats + WARM_UP_ROUNDS) * sum(new for _, _, new in QUIET_ROUND)
-    jobs = iter(make_jobs(_questions(survey), responses, seed=survey.response_count,
+    jobs = iter(make_jobs(frozen_specs(survey), responses, seed=survey.response_count,
                           prefix=f"cold{survey.response_count}"))
     times: dict[str, list[float]] = {}
     for round_ in range(repeats + WARM_UP_ROUNDS):
@@ -266,7 +231,7 @@ def _quiet_latencies(client, survey, urls: dict[str, str], repeats: int) -> dict
                 key, body = next(jobs)
                 reports = {int(pk): report for pk, report in body["reports"].items()}
                 submission_create(survey=survey, reports=reports, idempotency_key=key)
-            elapsed = _timed_get(client, urls[url])
+            elapsed = timed_get(client, urls[url])
             if round_ >= WARM_UP_ROUNDS:
                 times.setdefault(name, []).append(elapsed)
     return {name: statistics.median(values) for name, values in times.items()}
@@ -281,13 +246,13 @@ def _busy_latencies(
     survey.refresh_from_db()
     times: dict[str, list[float]] = {"plain_busy": [], "dashboard_busy": []}
     with gunicorn_server(os.environ["DATABASE_URL"]) as server, _submitting(
-        {"url": server.url, "public_id": survey.public_id, "questions": _questions(survey),
+        {"url": server.url, "public_id": survey.public_id, "questions": frozen_specs(survey),
          "prefix": f"busy{survey.response_count}"}
     ) as load:
         time.sleep(BUSY_WARM_UP_SECONDS)  # until the respondents have their pages and cookies
         for round_ in range(repeats + WARM_UP_ROUNDS):
             for name, url in (("plain_busy", "plain"), ("dashboard_busy", "dashboard")):
-                elapsed = _timed_get(client, urls[url])
+                elapsed = timed_get(client, urls[url])
                 if round_ >= WARM_UP_ROUNDS:
                     times[name].append(elapsed)
     return {name: statistics.median(values) for name, values in times.items()}, load

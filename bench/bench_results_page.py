@@ -38,31 +38,29 @@ import argparse
 import cProfile
 import io
 import json
-import os
 import pstats
 import statistics
-import subprocess
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from harness import (  # bench/harness.py, which puts the project root on the path
+    each_database,
+    frozen_specs,
+    measure_in_child,
+    timed_get,
+)
 
 from tests.load import (  # noqa: E402 (needs the project root on the path first)
-    SERVER_ENV,
-    Unreachable,
     collect_static,
-    fresh_database,
     make_jobs,
 )
 
 FILL_CHUNK = 100_000
 WARM_UP_ROUNDS = 3
 QUESTIONS = ((20, 2), (10, 5), (5, 14), (5, 50))
+"""(how many questions, answers each): the survey measured; 2 answers is a yes/no question."""
 EPSILON = 0.25
 """Each question's: 40 of them reach the site's limit of a total epsilon of 10."""
-"""(how many questions, answers each): the survey measured; 2 answers is a yes/no question."""
 TARGETS = {"results_cold": 2.0, "results_render": 2.0, "results": 1.5}
 """Largest multiple of the plain page (measured alongside) each may cost."""
 ROUND = (
@@ -88,35 +86,12 @@ def main() -> int:
         print(json.dumps(measure_database(args.sizes, args.repeats, args.stored, args.profile)))
         return 0
     collect_static()  # pages name static files through the manifest, with DEBUG off
-    figures = {}
-    for database in args.databases:
-        print(f"{database}: filling and measuring...", file=sys.stderr, flush=True)
-        try:
-            with fresh_database(database) as url:
-                figures[database] = _child(args, url)
-        except Unreachable as error:
-            print(f"{database}: skipped ({error})", file=sys.stderr)
-            figures[database] = None
+    options = ["--repeats", str(args.repeats), "--sizes", *map(str, args.sizes),
+         "--stored", str(args.stored), *(["--profile"] if args.profile else [])]
+    figures = each_database(
+        args.databases, lambda url: measure_in_child(__file__, options, url)
+    )
     return report(figures, args.sizes)
-
-
-def _child(args: argparse.Namespace, database_url: str) -> dict:
-    """Measure one database in a child process (Django is configured once per process), with
-    the settings gunicorn gets (tests.load.SERVER_ENV) and the test Client's host allowed."""
-    command = [sys.executable, __file__, "--measure", "--repeats", str(args.repeats),
-               "--sizes", *map(str, args.sizes), "--stored", str(args.stored),
-               *(["--profile"] if args.profile else [])]
-    env = {
-        **os.environ,
-        **SERVER_ENV,
-        "ALLOWED_HOSTS": "testserver",
-        "DATABASE_URL": database_url,
-        "DJANGO_SETTINGS_MODULE": os.getenv("DJANGO_SETTINGS_MODULE", "surveysite.settings"),
-    }
-    result = subprocess.run(command, env=env, cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    if result.returncode != 0:
-        raise SystemExit(f"benchmark child failed with exit code {result.returncode}")
-    return json.loads(result.stdout.strip().splitlines()[-1])
 
 
 def measure_database(sizes: list[int], repeats: int, stored: int, profile: bool) -> dict:
@@ -227,19 +202,6 @@ def _count(survey, size: int) -> None:
         survey.refresh_from_db()
 
 
-def _questions(survey) -> dict[str, dict]:
-    return {str(question.pk): question.spec for question in survey.ordered_questions()}
-
-
-def _timed_get(client, url: str) -> float:
-    """Milliseconds of one GET, which must answer 200."""
-    started = time.perf_counter()
-    response = client.get(url)
-    elapsed = time.perf_counter() - started
-    assert response.status_code == 200, (url, response.status_code)
-    return 1000 * elapsed
-
-
 def _respond(survey, jobs) -> None:
     """One new response through the real write path: the results' snapshot changes."""
     from surveys.actions.submissions import submission_create
@@ -256,7 +218,7 @@ def _latencies(client, survey, urls: dict[str, str], repeats: int) -> dict[str, 
 
     survey.refresh_from_db()
     responses = (repeats + WARM_UP_ROUNDS) * sum(new for _, _, new, _ in ROUND)
-    jobs = iter(make_jobs(_questions(survey), responses, seed=survey.response_count,
+    jobs = iter(make_jobs(frozen_specs(survey), responses, seed=survey.response_count,
                           prefix=f"cold{survey.response_count}"))
     times: dict[str, list[float]] = {}
     for round_ in range(repeats + WARM_UP_ROUNDS):
@@ -266,7 +228,7 @@ def _latencies(client, survey, urls: dict[str, str], repeats: int) -> dict[str, 
             if estimated:
                 survey.refresh_from_db()
                 results.survey_results(survey)
-            elapsed = _timed_get(client, urls[url])
+            elapsed = timed_get(client, urls[url])
             if round_ >= WARM_UP_ROUNDS:
                 times.setdefault(name, []).append(elapsed)
     return {name: statistics.median(values) for name, values in times.items()}
@@ -276,7 +238,7 @@ def _profile(client, survey, url: str) -> None:
     """Print (to stderr) where one view of the results page goes, its estimates computed."""
     from surveys.queries import results
 
-    jobs = iter(make_jobs(_questions(survey), 1, seed=1, prefix="profile"))
+    jobs = iter(make_jobs(frozen_specs(survey), 1, seed=1, prefix="profile"))
     _respond(survey, jobs)
     survey.refresh_from_db()
     results.survey_results(survey)

@@ -1,0 +1,63 @@
+"""What the page benchmarks share: one child process per database (Django is configured once
+per process), and timing a page with Django's test Client."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.load import SERVER_ENV, Unreachable, fresh_database  # noqa: E402 (needs ROOT first)
+
+
+def each_database(databases: list[str], measure: Callable[[str], dict]) -> dict[str, dict | None]:
+    """``measure(database_url)`` on a throw-away database of each kind (tests.load), None for
+    a kind that cannot be reached."""
+    figures: dict[str, dict | None] = {}
+    for database in databases:
+        print(f"{database}: filling and measuring...", file=sys.stderr, flush=True)
+        try:
+            with fresh_database(database) as url:
+                figures[database] = measure(url)
+        except Unreachable as error:
+            print(f"{database}: skipped ({error})", file=sys.stderr)
+            figures[database] = None
+    return figures
+
+
+def measure_in_child(script: str, options: list[str], database_url: str) -> dict:
+    """Run ``script --measure *options`` on ``database_url`` with the settings gunicorn gets
+    (tests.load.SERVER_ENV) and the test Client's host allowed; the JSON of its last line."""
+    env = {
+        **os.environ,
+        **SERVER_ENV,
+        "ALLOWED_HOSTS": "testserver",
+        "DATABASE_URL": database_url,
+        "DJANGO_SETTINGS_MODULE": os.getenv("DJANGO_SETTINGS_MODULE", "surveysite.settings"),
+    }
+    command = [sys.executable, script, "--measure", *options]
+    result = subprocess.run(command, env=env, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    if result.returncode != 0:
+        raise SystemExit(f"benchmark child failed with exit code {result.returncode}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def timed_get(client, url: str) -> float:
+    """Milliseconds of one GET, which must answer 200."""
+    started = time.perf_counter()
+    response = client.get(url)
+    elapsed = time.perf_counter() - started
+    assert response.status_code == 200, (url, response.status_code)
+    return 1000 * elapsed
+
+
+def frozen_specs(survey) -> dict[str, dict]:
+    """Question id (text) -> its frozen mechanism spec."""
+    return {str(question.pk): question.spec for question in survey.ordered_questions()}
