@@ -44,7 +44,9 @@ import sys
 import time
 
 from harness import (  # bench/harness.py, which puts the project root on the path
+    FILL_CHUNK,
     each_database,
+    fill,
     frozen_specs,
     measure_in_child,
     timed_get,
@@ -55,7 +57,6 @@ from tests.load import (  # noqa: E402 (needs the project root on the path first
     make_jobs,
 )
 
-FILL_CHUNK = 100_000
 WARM_UP_ROUNDS = 3
 QUESTIONS = ((20, 2), (10, 5), (5, 14), (5, 50))
 """(how many questions, answers each): the survey measured; 2 answers is a yes/no question."""
@@ -100,7 +101,6 @@ def measure_database(sizes: list[int], repeats: int, stored: int, profile: bool)
 
     django.setup()
     from django.core.management import call_command
-    from django.db import connection
     from django.test import Client
     from django.urls import reverse
 
@@ -112,11 +112,8 @@ def measure_database(sizes: list[int], repeats: int, stored: int, profile: bool)
     results = {}
     for size in sizes:
         started = time.perf_counter()
-        _fill(survey, min(size, stored))
+        fill(survey, min(size, stored))
         _count(survey, size)
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:  # as autovacuum would, after a bulk load
-                cursor.execute("ANALYZE")
         fill_seconds = time.perf_counter() - started
         print(f"  {size:>9,} responses filled in {fill_seconds:.0f} s", file=sys.stderr,
               flush=True)
@@ -156,21 +153,6 @@ def _make_survey():
                 ])
     open_survey(survey)
     return survey
-
-
-def _fill(survey, size: int) -> None:
-    """Top the survey up to `size` responses, in chunks that keep the arrays small."""
-    from surveys.actions.simulate import simulate_responses
-
-    survey.refresh_from_db()
-    truth = {}
-    for question in survey.ordered_questions():
-        weights = [i + 1.0 for i in range(question.mechanism().k)]
-        truth[question.pk] = [w / sum(weights) for w in weights]
-    while survey.response_count < size:
-        chunk = min(FILL_CHUNK, size - survey.response_count)
-        simulate_responses(survey, chunk, truth, seed=survey.response_count)
-        survey.refresh_from_db()
 
 
 def _count(survey, size: int) -> None:

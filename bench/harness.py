@@ -61,3 +61,29 @@ def timed_get(client, url: str) -> float:
 def frozen_specs(survey) -> dict[str, dict]:
     """Question id (text) -> its frozen mechanism spec."""
     return {str(question.pk): question.spec for question in survey.ordered_questions()}
+
+
+FILL_CHUNK = 100_000
+"""Simulated responses stored per round while filling a survey: keeps the arrays small."""
+
+
+def fill(survey, size: int) -> None:
+    """Top the open ``survey`` up to ``size`` simulated responses (answer i of k drawn with
+    weight i + 1), through the bulk path that keeps the tallies; then, on PostgreSQL, refresh
+    the planner's statistics as autovacuum would after a bulk load."""
+    from django.db import connection
+
+    from surveys.actions.simulate import simulate_responses
+
+    survey.refresh_from_db()
+    truth = {}
+    for question in survey.ordered_questions():
+        weights = [i + 1.0 for i in range(question.mechanism().k)]
+        truth[question.pk] = [w / sum(weights) for w in weights]
+    while survey.response_count < size:
+        chunk = min(FILL_CHUNK, size - survey.response_count)
+        simulate_responses(survey, chunk, truth, seed=survey.response_count)
+        survey.refresh_from_db()
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:  # the one statement Django has no API for
+            cursor.execute("ANALYZE")
