@@ -13,7 +13,7 @@ from django.db import connections
 from surveys.actions.surveys import close_survey, open_survey
 from surveys.models import Choice, Question, Survey
 from tests.helpers import AXE, Audit
-from tests.load import Unreachable, fresh_database
+from tests.load import RedisServer, Unreachable, fresh_database
 
 CHROMIUM = os.getenv("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -100,6 +100,13 @@ def make_survey(db):
     return make
 
 
+def lacking(message: str) -> None:
+    """A test needs what this machine lacks: skipped here, failed in CI (which installs it)."""
+    if os.getenv("CI", "").lower() in {"1", "true", "yes"}:
+        pytest.fail(f"{message} (CI must run this test)")
+    pytest.skip(message)
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database(request) -> Iterator[str]:
     """DATABASE_URL of a fresh database of each kind."""
@@ -107,9 +114,16 @@ def database(request) -> Iterator[str]:
         with fresh_database(request.param) as url:
             yield url
     except Unreachable as error:
-        if os.getenv("CI", "").lower() in {"1", "true", "yes"}:
-            pytest.fail(f"{error}: CI must test PostgreSQL too")
-        pytest.skip(str(error))
+        lacking(str(error))
+
+
+@pytest.fixture
+def redis_server() -> Iterator[RedisServer]:
+    """A running redis-server of the test's own (tests/load.py)."""
+    if not shutil.which("redis-server"):
+        lacking("redis-server is needed: `sudo apt-get install redis-server`")
+    with RedisServer() as server:
+        yield server
 
 
 @pytest.fixture
@@ -120,9 +134,7 @@ def browser():
             f"Chromium not found at {CHROMIUM}: browser tests need it. Install it with "
             "`sudo apt-get install chromium chromium-driver` (or set CHROMIUM_PATH)."
         )
-        if os.getenv("CI", "").lower() in {"1", "true", "yes"}:
-            pytest.fail(message)
-        pytest.skip(message)
+        lacking(message)
     # Playwright's sync API runs an event loop in this thread; Django's ORM calls made by
     # the test itself stay synchronous and safe.
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
@@ -152,7 +164,5 @@ def axe():
     if any audited page had a serious or critical one (after all pages were printed)."""
     if not AXE.exists():
         message = f"{AXE} is missing: run `make install` (npm ci) to install axe-core."
-        if os.getenv("CI", "").lower() in {"1", "true", "yes"}:
-            pytest.fail(message)
-        pytest.skip(message)
+        lacking(message)
     return Audit()

@@ -15,6 +15,8 @@ from surveys import ldp
 from surveys.actions import surveys as survey_actions
 from surveys.actions.submissions import submission_create
 from surveys.models import Choice, Invitation, Question, Submission, Survey, Tally
+from surveys.views.respond import OUTCOME_UNKNOWN
+from surveysite.middleware import DatabaseUnavailableMiddleware
 from tests.load import Outcome, audit
 
 # --- surveys and their reports ----------------------------------------------------------
@@ -111,17 +113,25 @@ def recount(question) -> tuple[np.ndarray, int]:
 
 
 def assert_answered_once_each(outcomes: list[Outcome], jobs: list[tuple[str, dict]]) -> None:
-    """Every attempt that got an answer got 201 or 200, with the reports echoed; each key got
-    at most one 201 (none if the answer to the storing attempt was lost) and some answer."""
+    """Every attempt that got an answer got 201 or 200 with the reports echoed, or 503 with
+    one of the two messages that say to send again (nothing stored; or the outcome unknown);
+    each key got at most one 201 (none if the answer to the storing attempt was lost), and
+    every sending of it ended with 201 or 200 (`drive` sends again after no answer or 503)."""
     bodies = dict(jobs)
+    retry_messages = {str(DatabaseUnavailableMiddleware.MESSAGE), str(OUTCOME_UNKNOWN)}
     answered = defaultdict(list)
     for outcome in outcomes:
-        assert outcome.status in {0, 200, 201}, (outcome.status, outcome.answer)
+        assert outcome.status in {0, 200, 201, 503}, (outcome.status, outcome.answer)
+        if outcome.status == 503:
+            assert outcome.answer["error"] in retry_messages, outcome.answer
+        elif outcome.status:
+            assert outcome.answer == {"ok": True, "received": bodies[outcome.key]["reports"]}
         if outcome.status:
             answered[outcome.key].append(outcome.status)
-            assert outcome.answer == {"ok": True, "received": bodies[outcome.key]["reports"]}
     assert answered.keys() == bodies.keys()
     assert all(statuses.count(201) <= 1 for statuses in answered.values())
+    # Each sending's attempts are listed together and in order: the last one was definite.
+    assert all(statuses[-1] in {200, 201} for statuses in answered.values())
 
 
 def assert_stored_exactly(database_url: str, survey: dict, jobs: list[tuple[str, dict]]) -> None:

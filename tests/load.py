@@ -10,8 +10,9 @@ gunicorn on a loopback port, and concurrent respondents that speak HTTP as the s
 
 Django runs only in child processes (``python -m tests.load prepare|audit`` with
 DATABASE_URL set), so the caller's own Django configuration and test database are untouched.
-This is the one harness for throw-away databases and servers: tests/actions/test_load.py,
-tests/actions/test_faults.py and the benchmarks under bench/ all use it.
+A test's own Redis (``RedisServer``) can be started, killed and started again beside them.
+This is the one harness for throw-away databases and servers: the load and fault tests and
+the benchmarks under bench/ all use it.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import json
 import os
 import re
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -36,6 +38,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import numpy as np
+import redis
 
 from surveys import ldp
 
@@ -58,6 +61,8 @@ SERVER_ENV = {
 LISTENING = re.compile(r"Listening at: http://127\.0\.0\.1:(\d+)")
 CONTENT_LENGTH = re.compile(rb"\r\ncontent-length: *(\d+)", re.IGNORECASE)
 STOP_SECONDS = 15
+RETRIED = {0, 503}
+"""Statuses after which a submission is sent again: no answer, or "unavailable, try again"."""
 WORKERS = 4
 """gunicorn's sync workers, as ``make serve`` starts."""
 
@@ -95,9 +100,10 @@ def postgres(statement: str) -> list[tuple]:
         return cursor.fetchall() if cursor.description else []
 
 
-def _django_child(database_url: str, *args: str) -> dict:
-    """Run ``python -m tests.load ARGS`` against `database_url`; its printed JSON."""
-    env = {**os.environ, "DATABASE_URL": database_url,
+def _django_child(database_url: str, *args: str, env: dict[str, str] | None = None) -> dict:
+    """Run ``python -m tests.load ARGS`` against `database_url` (with `env` added to the
+    environment); its printed JSON."""
+    env = {**os.environ, **(env or {}), "DATABASE_URL": database_url,
            "DJANGO_SETTINGS_MODULE": "surveysite.settings"}
     result = subprocess.run([sys.executable, "-m", "tests.load", *args], cwd=ROOT, env=env,
                             capture_output=True, text=True, timeout=300)
@@ -106,11 +112,12 @@ def _django_child(database_url: str, *args: str) -> dict:
     return json.loads(result.stdout)
 
 
-def prepare(database_url: str) -> dict:
-    """Migrate the database and create an open survey with one question of each encoding: a
-    yes/no question (bit), 12 choices at epsilon 1 (unary: OUE) and 3 choices at epsilon 2
-    (index: GRR). Returns {"pk", "public_id", "questions": {question id: frozen spec}}."""
-    return _django_child(database_url, "prepare")
+def prepare(database_url: str, env: dict[str, str] | None = None) -> dict:
+    """Migrate the database (with `env` added to the settings' environment, REDIS_URL for
+    example) and create an open survey with one question of each encoding: a yes/no question
+    (bit), 12 choices at epsilon 1 (unary: OUE) and 3 choices at epsilon 2 (index: GRR).
+    Returns {"pk", "public_id", "questions": {question id: frozen spec}}."""
+    return _django_child(database_url, "prepare", env=env)
 
 
 def audit(database_url: str, survey_pk: int) -> dict:
@@ -215,6 +222,56 @@ def _stop(process: subprocess.Popen) -> None:
     process.wait()
 
 
+class RedisServer:
+    """A redis-server of the test's own on a free loopback port, keeping nothing on disk (as
+    after any restart, it starts empty). `start` returns once it says it is ready to accept
+    connections; `stop` once its process has exited, killed (SIGKILL, as by a crash or the
+    out-of-memory killer) or stopped cleanly (SIGTERM: it closes its connections and exits).
+    Started again, it listens on the same port."""
+
+    def __init__(self) -> None:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        executable = shutil.which("redis-server")
+        if executable is None:
+            raise RuntimeError("redis-server is needed (`sudo apt-get install redis-server`)")
+        self.process = subprocess.Popen(
+            [executable, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--loglevel", "notice"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )
+        for line in self.process.stdout:
+            if "Ready to accept connections" in line:
+                return
+        raise RuntimeError(f"redis-server ended before it was ready: {self.process.wait()}")
+
+    def stop(self, how: signal.Signals = signal.SIGKILL) -> None:
+        self.process.send_signal(how)
+        self.process.wait()
+        self.process.stdout.close()
+        self.process = None
+
+    def keys(self) -> list[str]:
+        client = redis.Redis(port=self.port)
+        try:
+            return [key.decode() for key in client.keys("*")]
+        finally:
+            client.close()
+
+    def __enter__(self) -> RedisServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if self.process:
+            self.stop()
+
+
 def make_jobs(
     questions: dict[str, dict], n: int, *, seed: int, prefix: str
 ) -> list[tuple[str, dict]]:
@@ -308,9 +365,10 @@ def drive(
     """Post every job's body to `path` (default: the survey's submission endpoint) from
     `clients` concurrent respondents, until `jobs` runs out or time.monotonic() passes `until`.
 
-    An attempt whose connection breaks before the answer is sent again with the same body, as
-    a respondent pressing the button again would (at most `retries` times). Returns every
-    attempt, in no particular order.
+    An attempt whose connection breaks before the answer, or that is answered 503, is sent
+    again with the same body, as the survey page does (at most `retries` times; here without
+    waiting the 503's Retry-After). Returns every attempt; those of one sending of a job in
+    the order they were made.
     """
     path = path or f"/s/{public_id}/submit/"
     lock = threading.Lock()
@@ -331,7 +389,7 @@ def drive(
                 status, answer = client.post(path, raw)
                 seconds = time.perf_counter() - started
                 mine.append(Outcome(key, status, _json_or_none(answer), seconds))
-                if status:
+                if status not in RETRIED:
                     break
                 time.sleep(0.05)
         return mine

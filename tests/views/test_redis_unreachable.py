@@ -9,7 +9,6 @@ started (ready once it says so) and stopped (gone once its process has exited)."
 
 import logging
 import os
-import shutil
 import socket
 import sqlite3
 import subprocess
@@ -18,7 +17,6 @@ from collections.abc import Iterator
 from types import SimpleNamespace
 
 import pytest
-import redis
 from django.conf import settings as django_settings
 from django.core.cache import cache, caches
 from django.db import connection
@@ -27,6 +25,7 @@ from django.urls import reverse
 from surveys.models import Submission
 from surveysite import cache as site_cache
 from tests.helpers import submit, valid_reports
+from tests.load import RedisServer
 
 RATE = "3/1000000000"
 """A window of about 32 years: no test straddles a window's end by luck."""
@@ -152,54 +151,10 @@ def test_after_a_failure_it_tries_redis_again_only_after_retry_seconds(
 # --- a Redis server of the test's own ------------------------------------------------------
 
 
-class RedisServer:
-    """redis-server on a loopback port, without persistence: `start` returns once it is
-    ready to accept connections (it says so on its output), `stop` once its process ended."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.process: subprocess.Popen | None = None
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [shutil.which("redis-server"), "--port", str(self.port), "--bind", "127.0.0.1",
-             "--save", "", "--appendonly", "no", "--loglevel", "notice"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        )
-        for line in self.process.stdout:
-            if "Ready to accept connections" in line:
-                return
-        raise RuntimeError(f"redis-server ended before it was ready: {self.process.wait()}")
-
-    def stop(self) -> None:
-        self.process.kill()
-        self.process.wait()
-        self.process.stdout.close()
-        self.process = None
-
-    def keys(self) -> list[str]:
-        client = redis.Redis(port=self.port)
-        try:
-            return [key.decode() for key in client.keys("*")]
-        finally:
-            client.close()
-
-
 @pytest.fixture
-def own_redis(settings) -> Iterator[RedisServer]:
-    if not shutil.which("redis-server"):
-        pytest.skip("redis-server is not installed")
-    with socket.socket() as probe:  # a free port, for the test's own server
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = RedisServer(port)
-    server.start()
-    redis_cache(settings, port)
-    try:
-        yield server
-    finally:
-        if server.process:
-            server.stop()
+def own_redis(settings, redis_server) -> RedisServer:
+    redis_cache(settings, redis_server.port)
+    return redis_server
 
 
 def test_it_uses_redis_again_once_it_is_back(client, survey, own_redis):

@@ -135,6 +135,9 @@ def test_a_server_error_shows_the_sites_page_without_a_traceback(
     assert response.status_code == 500
     page = response.content.decode()
     assert "Something went wrong on our side" in page
+    assert "sending them again is safe" in page
+    # The request may have failed after its writes were committed: the page claims nothing.
+    assert "Nothing you sent was stored" not in page
     assert "secret detail" not in page and "Traceback" not in page
 
 
