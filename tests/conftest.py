@@ -11,7 +11,7 @@ from django.core.cache import cache
 from django.db import connections
 
 from surveys.actions.surveys import close_survey, open_survey
-from surveys.models import Choice, Question, Survey
+from surveys.models import Choice, PrivacyPolicy, Question, Survey
 from tests.helpers import AXE, Audit
 from tests.load import RedisServer, Unreachable, fresh_database
 
@@ -63,6 +63,18 @@ def researcher(make_researcher) -> User:
 @pytest.fixture
 def other_researcher(make_researcher) -> User:
     return make_researcher("mallory")
+
+
+@pytest.fixture
+def epsilon_limits(db):
+    """Sets the site's limits per question and per survey (3 each by default) for tests whose
+    surveys spend more."""
+
+    def set_limits(*, question: float, survey: float) -> None:
+        PrivacyPolicy.objects.update_or_create(
+            pk=1, defaults={"max_question_epsilon": question, "max_survey_epsilon": survey})
+
+    return set_limits
 
 
 @pytest.fixture

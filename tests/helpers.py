@@ -67,11 +67,11 @@ def assert_nothing_stored(survey: Survey) -> None:
 
 
 def survey_of_every_encoding(make_survey, owner) -> Survey:
-    """An open survey with a yes/no question (bit), 12 options at epsilon 1 (unary: OUE) and
-    3 options at epsilon 2 (index: GRR), in that order."""
+    """An open survey with a yes/no question (bit), 12 options (unary: OUE) and 3 options
+    (index: GRR), in that order, each at epsilon 1: the site's default limit of 3 in all."""
     survey = make_survey(owner, labels=MANY_LABELS, epsilons=(1.0, 1.0))
     grr = Question.objects.create(
-        survey=survey, order=3, text="Which colour?", kind="categorical", epsilon=2.0
+        survey=survey, order=3, text="Which colour?", kind="categorical", epsilon=1.0
     )
     for i, label in enumerate(("Red", "Green", "Blue")):
         Choice.objects.create(question=grr, order=i, label=label)

@@ -458,7 +458,7 @@ def _prepare() -> dict:
     owner = User.objects.create_user("load", password=None)
     survey = Survey.objects.create(owner=owner, title="Load")
     Question.objects.create(survey=survey, order=1, text="Yes or no?", kind="yesno", epsilon=1.0)
-    for order, k, epsilon in ((2, 12, 1.0), (3, 3, 2.0)):
+    for order, k, epsilon in ((2, 12, 1.0), (3, 3, 1.0)):
         question = Question.objects.create(survey=survey, order=order, text=f"One of {k}?",
                                            kind="categorical", epsilon=epsilon)
         Choice.objects.bulk_create(

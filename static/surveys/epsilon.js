@@ -52,6 +52,17 @@ function groupingSection(data) {
   return section;
 }
 
+// The privacy box of the respondents' page, with this epsilon: the sentences they will read.
+function respondentsSection(sentences) {
+  const section = element("section", "", "mt-3");
+  section.id = "respondents-read";
+  section.setAttribute("aria-labelledby", "respondents-read-title");
+  const title = element("h3", gettext("What respondents will read about the whole survey"), "h6");
+  title.id = "respondents-read-title";
+  section.append(title, list(sentences));
+  return section;
+}
+
 function show(data) {
   const probability = percent(data.truth_probability);
   const truth =
@@ -80,6 +91,7 @@ function show(data) {
     list(marginLines(data)),
     element("p", planText(data), "small mt-2 mb-0"),
   );
+  body.append(respondentsSection(data.respondents_read));
   if (data.grouping) body.append(groupingSection(data));
   if (data.above_limit) body.prepend(element("p", data.above_limit, "text-danger fw-semibold"));
 }
@@ -108,6 +120,8 @@ async function update() {
     share: shareField.value,
     grouping: grouping(),
     groupShare: groupField.value,
+    survey: budget.survey,
+    question: budget.question,
   });
   pending?.abort();
   pending = new AbortController();

@@ -120,10 +120,12 @@ export function groupingTexts(data) {
 }
 
 // The query for `epsilon_explain` from the form's values.
-export function explainQuery({ epsilon, kind, choices, override, share, grouping, groupShare }) {
+export function explainQuery({ epsilon, kind, choices, override, share, grouping, groupShare, survey, question }) {
   const k = kind === "yesno" ? 2 : Math.max(2, (choices ?? "").split("\n").filter((line) => line.trim()).length);
   const query = { epsilon, kind, k: String(k), override: override ?? "", share: share ?? "" };
   if (grouping) Object.assign(query, { grouping: "1", group_share: groupShare ?? "" });
+  // The survey's other questions count in what respondents are told (the one edited does not).
+  if (survey) Object.assign(query, { survey: String(survey), question: question ? String(question) : "" });
   return new URLSearchParams(query);
 }
 

@@ -16,6 +16,10 @@ from django.utils.translation import ngettext
 
 from surveys import ldp
 
+EXAMPLE_SUSPICION = 0.1
+"""The suspicion in the survey's example sentence: "if someone thought there was a 10%
+chance that something about you is true"."""
+
 
 def percent(x: float) -> str:
     """A probability as a rounded percentage that never claims certainty: "73%", and
@@ -132,3 +136,52 @@ def _odds_limit(mechanism: ldp.Mechanism) -> float:
     """e^epsilon for the probabilities as stored: the largest ratio, over any report, of its
     probability under one true answer to that under another."""
     return math.exp(mechanism.exact_epsilon())
+
+
+def raised_suspicion(total_epsilon: float, suspicion: float = EXAMPLE_SUSPICION) -> float:
+    """The most that everything a respondent sends (total epsilon) can raise anyone's
+    `suspicion` that something about them is true: prior odds times e^total, as a
+    probability."""
+    odds = suspicion / (1 - suspicion) * math.exp(total_epsilon)
+    return odds / (1 + odds)
+
+
+def survey_odds(epsilons: list[float]) -> list[tuple[str, str]]:
+    """What a survey whose questions have these `epsilons` tells respondents anyone could
+    learn about them, as (name, sentence) pairs in the active language: how many times more
+    sure one answer (the largest epsilon) and everything they send (e^ the total, the sum)
+    can make anyone, and where that takes a 10% suspicion (rounded up: a bound stays one).
+    The respondent's page and the authoring page both show these; empty without questions."""
+    if not epsilons:
+        return []
+    total = sum(epsilons)
+    everything = times(math.exp(total))
+    if len(epsilons) == 1:
+        sentences = [("all", _(
+            "Your answer can make anyone who sees it at most %(ratio)s times more sure of your "
+            "true answer than they were before. It can never make them certain."
+        ) % {"ratio": everything})]
+    else:
+        sentences = [
+            ("one", _(
+                "Any one answer we receive can make anyone who sees it at most %(ratio)s times "
+                "more sure of your true answer to that question than they were before."
+            ) % {"ratio": times(math.exp(max(epsilons)))}),
+            ("all", _(
+                "Everything you send, taken together, can make anyone who sees all of it at "
+                "most %(ratio)s times more sure of anything about your true answers than they "
+                "were before. It can never make them certain."
+            ) % {"ratio": everything}),
+        ]
+    raised = raised_suspicion(total)
+    if raised <= 0.99:
+        example = _(
+            "For example, if someone thought there was a 10%% chance that something about you "
+            "is true, everything you send could raise that to at most %(chance)s."
+        ) % {"chance": percent_number(math.ceil(100 * raised))}
+    else:
+        example = _(
+            "This survey asks a lot: someone who sees everything you send could become almost "
+            "sure of some of your true answers."
+        )
+    return [*sentences, ("example", example)]

@@ -47,13 +47,16 @@ class PrivacyPolicy(models.Model):
         validators=[validate_epsilon_value],
         help_text=_("Epsilon given to a new question."),
     )
+    # The site's defaults. A total of 3 per survey (e^3 = 20) lets everything a respondent
+    # sends raise a 10% suspicion about them to at most 69.1% (raised_suspicion): a real
+    # protection, where the former 10 allowed 99.96%. No question may spend more than the whole.
     max_question_epsilon = models.FloatField(
-        default=4.0,
+        default=3.0,
         validators=[validate_epsilon_value],
         help_text=_("The largest epsilon a researcher may choose for one question."),
     )
     max_survey_epsilon = models.FloatField(
-        default=10.0,
+        default=3.0,
         validators=[validate_epsilon_value],
         help_text=_("The largest total epsilon (sum over its questions) a survey may spend."),
     )

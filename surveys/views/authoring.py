@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
@@ -26,6 +27,7 @@ from surveys.actions.surveys import (
 from surveys.actions.wording import recording
 from surveys.forms import ConfirmDeleteForm, QuestionForm, SurveyForm
 from surveys.helpers.numbers import epsilon as epsilon_text
+from surveys.helpers.privacy_words import survey_odds
 from surveys.kinds import KINDS, YES_NO
 from surveys.ldp import joint
 from surveys.models import (
@@ -45,6 +47,7 @@ from surveys.views.access import get_survey, researcher_required
 from surveys.views.common import survey_link
 
 PLANNING_SIZES = (200, 1000, 5000)
+ID = re.compile(r"[0-9]{1,18}")
 
 
 def _get_question(request: HttpRequest, pk: int) -> Question:
@@ -100,6 +103,7 @@ def survey_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "questions": questions,
         "policy": policy,
         "total_epsilon": total_epsilon(questions),
+        "respondents_read": survey_odds([question.epsilon for question in questions]),
         "problems": schedule.readiness_problems(survey) if survey.is_draft else [],
         "public_url": survey_link(request, survey),
         "distribute": survey.link_works_for_anyone,  # offer to copy it, and its QR code
@@ -189,7 +193,8 @@ def _question_page(
         messages.success(request, _("Question saved."))
         return redirect(survey)
     others = total_epsilon(survey.questions.exclude(pk=question.pk))
-    budget = {"others": others, "limit": policy.max_survey_epsilon}
+    budget = {"others": others, "limit": policy.max_survey_epsilon, "survey": survey.pk,
+              "question": question.pk}
     context = {"form": form, "survey": survey, "title": title, "budget": budget}
     return render(request, "surveys/question_form.html", context)
 
@@ -437,7 +442,11 @@ def epsilon_explain(request: HttpRequest) -> JsonResponse:
     ``grouping=1`` for a question used for breakdowns, with ``group_share``: the expected size
     of a group, in percent of all respondents (blank: no planner within a group). Bad input
     gets status 400 with a message in ``error``, never a server error. ``above_limit`` says
-    why a value above the site's per-question limit cannot be saved (None within it)."""
+    why a value above the site's per-question limit cannot be saved (None within it).
+
+    With ``survey`` (and ``question``, the one being edited, if saved), ``respondents_read``
+    holds the sentences respondents will read about what anyone could learn from them, with
+    this epsilon among the survey's other questions' (without: as if it were the only one)."""
     try:
         epsilon = float(request.GET.get("epsilon", ""))
         k = int(request.GET.get("k") or 2)
@@ -476,6 +485,10 @@ def epsilon_explain(request: HttpRequest) -> JsonResponse:
               "20.")
         )
     try:
+        others = _other_epsilons(request)
+    except ValueError:
+        return _refuse("survey and question must be whole numbers.")
+    try:
         grouping = (
             _grouping(epsilon, kind, k, override, group_share, policy)
             if is_grouping == "1"
@@ -484,4 +497,22 @@ def epsilon_explain(request: HttpRequest) -> JsonResponse:
         explanation = _explain(epsilon, kind, k, override, share, grouping)
     except ValueError as error:  # the core's own refusals, should they ever be stricter
         return _refuse(str(error))
-    return JsonResponse({**explanation, "above_limit": above_limit})
+    respondents_read = [sentence for _name, sentence in survey_odds([*others, epsilon])]
+    return JsonResponse(
+        {**explanation, "above_limit": above_limit, "respondents_read": respondents_read}
+    )
+
+
+def _other_epsilons(request: HttpRequest) -> list[float]:
+    """The epsilons of the other questions of the survey named by the query (``survey``,
+    ``question``: the one being edited, if any), which the user must be allowed to edit;
+    none without a survey. ValueError for ids that are not whole numbers (of at most 18
+    digits, as the database stores)."""
+    survey_pk, question_pk = request.GET.get("survey", ""), request.GET.get("question", "")
+    if not survey_pk:
+        return []
+    if not all(ID.fullmatch(pk) for pk in filter(None, (survey_pk, question_pk))):
+        raise ValueError("not an id")
+    survey = get_survey(request, int(survey_pk), "edit")
+    others = survey.questions.exclude(pk=int(question_pk)) if question_pk else survey.questions
+    return list(others.values_list("epsilon", flat=True))

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import re
 from typing import Any
 from urllib.parse import urlsplit
@@ -48,12 +47,11 @@ from surveys.actions.surveys import close_if_due
 from surveys.helpers.privacy_words import (
     describe_protection,
     describe_survey_protection,
-    percent_number,
-    times,
+    survey_odds,
 )
 from surveys.helpers.ratelimit import is_limited
 from surveys.helpers.times import respondent_time
-from surveys.models import Invitation, Question, Survey, total_epsilon
+from surveys.models import Invitation, Survey
 from surveys.queries import schedule
 from surveys.queries.wording import wording
 from surveys.views.access import get_survey, researcher_required
@@ -64,7 +62,6 @@ SUBMIT_MAX_BYTES = 64 * 1024
 BODY_KEYS = {"idempotency_key", "invitation", "reports"}
 QUESTION_ID = re.compile(r"[1-9][0-9]{0,17}")
 PROGRESS_FROM = 3  # questions; shorter surveys need no progress bar
-EXAMPLE_PRIOR = 0.1  # the suspicion in the privacy box's example: "a 10% chance"
 CROSS_SITE = gettext_lazy(
     "This request did not come from the survey's own page, so it was refused and nothing was "
     "stored. Please answer on the survey page itself."
@@ -113,25 +110,6 @@ UNAVAILABLE = {
         410,
     ),
 }
-
-
-def survey_odds(questions: list[Question]) -> dict[str, Any] | None:
-    """What the privacy box says one answer and all answers together reveal at most, as odds:
-    how many times more sure anyone seeing them could become (e^epsilon of the most revealing
-    question; e^total epsilon, the sum over all questions, for everything a respondent sends),
-    and where that takes a 10% suspicion ("58%"; None when that would be near certainty).
-    None for a survey without questions."""
-    if not questions:
-        return None
-    ratio = math.exp(total_epsilon(questions))
-    raised = EXAMPLE_PRIOR * ratio / (EXAMPLE_PRIOR * ratio + 1 - EXAMPLE_PRIOR)
-    return {
-        "single": len(questions) == 1,
-        "one": times(math.exp(max(question.epsilon for question in questions))),
-        "all": times(ratio),
-        # Rounded up: an upper bound stays one.
-        "example": percent_number(math.ceil(100 * raised)) if raised <= 0.99 else None,
-    }
 
 
 def chosen_language(request: HttpRequest, url: str) -> str:
@@ -227,7 +205,7 @@ def respond_context(
         "introduction_lang": words["introduction_lang"],
         "questions": questions,
         "protection": describe_survey_protection([q["mechanism"] for q in questions]),
-        "odds": survey_odds(ordered),
+        "odds": survey_odds([question.epsilon for question in ordered]),
         "preview": preview,
         "show_progress": len(questions) >= PROGRESS_FROM,
         "languages": language_links(request),

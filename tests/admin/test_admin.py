@@ -43,20 +43,20 @@ def test_it_rejects_an_invalid_policy_epsilon(admin_client, value):
     data = {"default_epsilon": "1", "max_question_epsilon": value, "max_survey_epsilon": "5"}
     response = admin_client.post(reverse("admin:surveys_privacypolicy_change", args=[1]), data)
     assert response.status_code == 200
-    assert PrivacyPolicy.current().max_question_epsilon == 4.0
+    assert PrivacyPolicy.current().max_question_epsilon == 3.0
 
 
 @pytest.mark.parametrize("field", ["default_epsilon", "max_question_epsilon", "max_survey_epsilon"])
 def test_it_refuses_a_policy_epsilon_below_the_minimum(admin_client, field):
     PrivacyPolicy.current()
-    data = {"default_epsilon": "1", "max_question_epsilon": "4", "max_survey_epsilon": "10",
+    data = {"default_epsilon": "1", "max_question_epsilon": "3", "max_survey_epsilon": "3",
             field: "0.001"}
     response = admin_client.post(reverse("admin:surveys_privacypolicy_change", args=[1]), data)
     assert response.status_code == 200
     assert escape(EPSILON_TOO_SMALL) in response.content.decode()
     policy = PrivacyPolicy.current()
     assert (policy.default_epsilon, policy.max_question_epsilon, policy.max_survey_epsilon) == (
-        1.0, 4.0, 10.0)
+        1.0, 3.0, 3.0)
 
 
 def test_it_refuses_a_question_epsilon_below_the_minimum_in_the_admin(
@@ -181,7 +181,7 @@ def test_it_refuses_a_per_question_limit_above_the_per_survey_limit(admin_client
     ) in response.content.decode()
     policy = PrivacyPolicy.current()
     assert (policy.default_epsilon, policy.max_question_epsilon, policy.max_survey_epsilon) == (
-        1.0, 4.0, 10.0)
+        1.0, 3.0, 3.0)
 
 
 def test_it_edits_an_open_surveys_translations_inline(admin_client, researcher, make_survey):

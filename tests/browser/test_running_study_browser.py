@@ -130,6 +130,24 @@ def test_the_link_is_copied_in_one_click_or_selected_for_the_keyboard(
     context.close()
 
 
+def test_the_panel_shows_what_respondents_will_read_as_the_epsilon_is_typed(
+    page, client, live_server, researcher
+):
+    survey = Survey.objects.create(owner=researcher, title="T")
+    survey.questions.create(order=1, text="First?", kind="yesno", epsilon=1)
+    signed_in(page, client, live_server, researcher)
+    page.goto(live_server.url + reverse("question-create", args=[survey.pk]))
+    read = page.locator("#respondents-read")
+    page.fill("#id_epsilon", "1.5")  # with the first question's 1: 2.5 in all
+    read.get_by_text("Any one answer we receive can make anyone who sees it at most 4.5 times",
+                     exact=False).wait_for()
+    read.get_by_text("at most 12 times more sure of anything", exact=False).wait_for()
+    read.get_by_text("could raise that to at most 58%.", exact=False).wait_for()
+    page.fill("#id_epsilon", "2")  # 3 in all, the site's limit
+    read.get_by_text("at most 20 times more sure of anything", exact=False).wait_for()
+    read.get_by_text("could raise that to at most 70%.", exact=False).wait_for()
+
+
 def test_the_panel_says_when_a_value_is_above_the_sites_limits(
     page, client, live_server, researcher
 ):

@@ -105,4 +105,10 @@ test("it asks the server about a grouping question only when the box is ticked",
   assert.equal(grouped.get("grouping"), "1");
   assert.equal(grouped.get("group_share"), "15");
   assert.equal(grouped.get("override"), "");
+  assert.equal(grouped.get("survey"), null);
+  const edited = explainQuery({ epsilon: "1", kind: "yesno", survey: 7, question: 12 });
+  assert.equal(edited.get("survey"), "7");
+  assert.equal(edited.get("question"), "12");
+  const added = explainQuery({ epsilon: "1", kind: "yesno", survey: 7, question: null });
+  assert.equal(added.get("question"), "");
 });

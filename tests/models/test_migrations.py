@@ -119,3 +119,29 @@ def test_it_stops_at_an_opened_question_below_the_minimum_and_changes_nothing():
     apps = migrate(MINIMUM)
     assert apps.get_model("surveys", "Question").objects.get(
         survey_id=draft.pk).epsilon == ldp.MIN_EPSILON
+
+
+@pytest.mark.usefixtures("latest_afterwards")
+@pytest.mark.parametrize(
+    ("limits", "expected"),
+    [
+        ((4.0, 10.0), (3.0, 3.0)),  # the former defaults, as migration 0002 stored them
+        ((4.0, 12.0), (4.0, 12.0)),  # an administrator's own choice
+        ((2.0, 10.0), (2.0, 10.0)),
+    ],
+)
+def test_the_default_limits_move_to_3_and_back_but_an_administrators_choice_stays(
+    limits, expected
+):
+    before = [("surveys", "0009_wording_version")]
+    after = [("surveys", "0010_survey_epsilon_cap_3")]
+    apps = migrate(before)
+    policy = {"max_question_epsilon": limits[0], "max_survey_epsilon": limits[1]}
+    apps.get_model("surveys", "PrivacyPolicy").objects.update_or_create(pk=1, defaults=policy)
+
+    def stored(apps) -> tuple[float, float]:
+        return apps.get_model("surveys", "PrivacyPolicy").objects.values_list(
+            "max_question_epsilon", "max_survey_epsilon").get(pk=1)
+
+    assert stored(migrate(after)) == expected
+    assert stored(migrate(before)) == limits

@@ -23,8 +23,9 @@ GROUPS = [0.5, 0.3, 0.2]
 
 
 @pytest.fixture
-def survey(researcher, make_survey) -> Survey:
+def survey(researcher, make_survey, epsilon_limits) -> Survey:
     """Open, with 3,000 simulated respondents whose yes/no answer depends on their group."""
+    epsilon_limits(question=2.0, survey=4.0)
     survey = make_survey(researcher, status="open", epsilons=(2.0, 2.0))
     yes_no, groups = survey.ordered_questions()
     simulate_responses(

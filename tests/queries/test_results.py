@@ -192,7 +192,8 @@ def test_it_warns_on_a_rare_answer_however_many_responses_arrived(
 ):
     """At epsilon 8 almost no report names an answer nobody truly gives: its count stays in
     single figures, too lumpy for the interval, even with 2,000 responses."""
-    PrivacyPolicy.objects.update_or_create(pk=1, defaults={"max_question_epsilon": 8.0})
+    PrivacyPolicy.objects.update_or_create(
+        pk=1, defaults={"max_question_epsilon": 8.0, "max_survey_epsilon": 9.0})
     survey = make_survey(researcher, status="open", epsilons=(1.0, 8.0))
     yes_no, categorical = survey.ordered_questions()
     simulate_responses(survey, 2000, {yes_no.pk: [0.5, 0.5], categorical.pk: [0.6, 0.4, 0]}, 4)

@@ -178,7 +178,7 @@ def test_it_rejects_bad_choices(client, researcher, choices, error):
         ("1e400", "Enter a number"),
         ("abc", "Enter a number"),
         ("", "This field is required"),
-        ("4.5", "at most 4 per question"),
+        ("3.5", "at most 3 per question"),
     ],
 )
 def test_it_rejects_every_kind_of_invalid_epsilon(client, researcher, epsilon, error):
@@ -642,3 +642,69 @@ def test_it_advises_on_a_grouping_question_in_the_authoring_panel(
     page.uncheck("#id_used_for_breakdowns")
     page.locator("#grouping-title").wait_for(state="detached")
     assert not page.is_visible("#group-share")
+
+
+# What respondents will read, while authoring ---------------------------------------------------
+
+
+def respondent_sentences(client, survey: Survey) -> list[str]:
+    """The sentences of the respondent page's "What anyone could learn about you"."""
+    html = client.get(reverse("respond", args=[survey.public_id])).content.decode()
+    box = html.split('<ul id="odds">')[1].split("</ul>")[0]
+    return [item.split(">", 1)[1] for item in box.split("</li>") if ">" in item]
+
+
+def test_the_panel_gives_respondents_sentences_for_the_epsilon_being_typed(
+    client, researcher, make_survey
+):
+    """Typing 1.5 for the second question: the panel says exactly what respondents read once
+    it is saved with 1.5, counting the survey's other question and not its own old value."""
+    client.force_login(researcher)
+    survey = make_survey(researcher, epsilons=(1.0, 2.0))
+    edited = survey.questions.get(order=2)
+    data = explain(client, epsilon="1.5", kind="categorical", k="3", survey=str(survey.pk),
+                   question=str(edited.pk))
+    Question.objects.filter(pk=edited.pk).update(epsilon=1.5)
+    survey.status = Survey.Status.OPEN
+    survey.save()
+    assert data["respondents_read"] == respondent_sentences(client, survey)
+    assert "at most 4.5 times more sure" in data["respondents_read"][0]
+    assert data["respondents_read"][2].endswith("could raise that to at most 58%.")
+
+
+def test_the_panel_counts_every_other_question_for_a_new_one(client, researcher, make_survey):
+    client.force_login(researcher)
+    survey = make_survey(researcher, epsilons=(1.0, 1.0))
+    alone = explain(client, epsilon="1", kind="yesno")["respondents_read"]
+    added = explain(client, epsilon="1", kind="yesno", survey=str(survey.pk), question="")
+    assert alone[0].startswith("Your answer can make anyone")  # a survey of one question
+    assert "at most 20 times more sure of anything" in added["respondents_read"][1]  # e^3
+
+
+@pytest.mark.parametrize("survey", ["x", "1e3", "-1", "9" * 30])
+def test_the_panel_refuses_a_survey_that_is_not_an_id(client, researcher, survey):
+    client.force_login(researcher)
+    response = client.get(reverse("epsilon-explain"), {"epsilon": "1", "survey": survey})
+    assert response.status_code == 400
+    assert "whole numbers" in response.json()["error"]
+
+
+def test_the_panel_hides_another_researchers_survey(
+    client, researcher, other_researcher, make_survey
+):
+    survey = make_survey(researcher)
+    client.force_login(other_researcher)
+    response = client.get(reverse("epsilon-explain"), {"epsilon": "1", "survey": survey.pk})
+    assert response.status_code == 404
+
+
+def test_the_survey_page_shows_what_respondents_will_read(client, researcher, make_survey):
+    client.force_login(researcher)
+    survey = make_survey(researcher, epsilons=(1.0, 2.0))
+    html = client.get(reverse("survey-detail", args=[survey.pk])).content.decode()
+    section = html.split('id="respondents-read"')[1].split("</div>")[0]
+    survey.status = Survey.Status.OPEN
+    survey.save()
+    for sentence in respondent_sentences(client, survey):
+        assert sentence in section
+    assert "could raise that to at most 70%." in section

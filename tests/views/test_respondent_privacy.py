@@ -15,7 +15,8 @@ from django.test import Client
 from django.urls import reverse
 
 from surveys.actions.surveys import open_survey
-from surveys.models import Invitation, Submission, Survey
+from surveys.helpers.privacy_words import raised_suspicion
+from surveys.models import Invitation, PrivacyPolicy, Submission, Survey
 from surveys.views.respond import CROSS_SITE
 from tests.helpers import KEY, assert_nothing_stored, questions
 
@@ -276,9 +277,30 @@ def test_a_one_question_survey_states_its_odds_once(client, researcher, make_sur
 def test_it_says_so_when_everything_sent_could_make_someone_almost_sure(
     client, researcher, make_survey
 ):
+    PrivacyPolicy.objects.filter(pk=1).update(max_question_epsilon=4.0, max_survey_epsilon=8.0)
     survey = make_survey(researcher, epsilons=(4.0, 4.0))
     open_survey(survey)
     html = client.get(reverse("respond", args=[survey.public_id])).content.decode()
     assert "at most 2,981 times more sure" in html
     assert "could become almost sure of some of your true answers" in html
     assert "could raise that to" not in html
+
+
+def test_the_sites_default_limit_keeps_a_10_percent_suspicion_below_70_percent(
+    client, researcher, make_survey
+):
+    """The default limit per survey (3) is where everything sent raises a 10% suspicion to at
+    most 69.1%: the page says 70%, rounded up."""
+    limit = PrivacyPolicy.current().max_survey_epsilon
+    assert limit == 3.0
+    assert raised_suspicion(limit) == pytest.approx(0.6906, abs=1e-4)
+    survey = make_survey(researcher, status="open", epsilons=(1.0, limit - 1.0))
+    html = client.get(reverse("respond", args=[survey.public_id])).content.decode()
+    assert "could raise that to at most 70%." in html
+
+
+def test_the_odds_are_in_the_respondents_language(client, researcher, make_survey):
+    survey = make_survey(researcher, status="open", epsilons=(1.0, 1.5))
+    html = client.get(reverse("respond", args=[survey.public_id]), {"lang": "fr"}).content
+    page = html.decode()
+    assert "au plus à 58" in page and "could raise that" not in page

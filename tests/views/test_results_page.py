@@ -55,9 +55,10 @@ def add_questions(survey: Survey, answers: list[int]) -> None:
 
 
 @pytest.fixture
-def opened(researcher, make_survey, client):
+def opened(researcher, make_survey, client, epsilon_limits):
     """An open survey of seven questions (every encoding) with 300 responses, seen by its
     owner."""
+    epsilon_limits(question=3.0, survey=5.5)
     survey = make_survey(researcher)
     add_questions(survey, [5, 14, 2, 50, 4])
     open_survey(survey)
@@ -119,7 +120,7 @@ def test_the_demos_true_shares_are_in_the_tables_and_charts(client, researcher, 
 
 
 def test_a_new_response_costs_the_same_queries_whatever_the_number_of_questions(
-    client, researcher, make_survey
+    client, researcher, make_survey, epsilon_limits
 ):
     def cold_view_queries(survey: Survey) -> int:
         submit(survey, 1, seed=survey.response_count + 7)
@@ -129,6 +130,7 @@ def test_a_new_response_costs_the_same_queries_whatever_the_number_of_questions(
         return len(queries)
 
     client.force_login(researcher)
+    epsilon_limits(question=3.0, survey=9.5)
     small = make_survey(researcher)
     large = make_survey(researcher, title="Large")
     add_questions(large, [5] * 10 + [50] * 3)

@@ -50,7 +50,7 @@ def test_researchers_pages_write_epsilons_and_counts_alike(client, researcher, m
     client.force_login(researcher)
     detail = client.get(reverse("survey-detail", args=[survey.pk])).content.decode()
     assert "1,234 responses" in detail
-    assert "total epsilon <strong>2.5</strong> of 10 allowed" in detail
+    assert "total epsilon <strong>2.5</strong> of 3 allowed" in detail
     assert "epsilon 0.25 ·" in detail and "epsilon 2.25 ·" in detail
     listing = client.get(reverse("survey-list")).content.decode()
     assert '<td class="text-end">1,234</td>' in listing
