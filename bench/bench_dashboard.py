@@ -55,6 +55,7 @@ from harness import (  # bench/harness.py, which puts the project root on the pa
     each_database,
     fill,
     frozen_specs,
+    make_survey,
     measure_in_child,
     timed_get,
 )
@@ -128,7 +129,7 @@ def measure_database(sizes: list[int], repeats: int) -> dict:
     from django.urls import reverse
 
     call_command("migrate", verbosity=0)
-    survey = _make_survey()
+    survey = make_survey()
     client = Client()
     client.force_login(survey.owner)
     yes_no, unary, index = survey.ordered_questions()
@@ -159,26 +160,6 @@ def measure_database(sizes: list[int], repeats: int) -> dict:
             "first_breakdown_seconds": first,
         }
     return {"sizes": results}
-
-
-def _make_survey():
-    from django.contrib.auth.models import User
-
-    from surveys.actions.surveys import open_survey
-    from surveys.models import Choice, Question, Survey
-
-    owner = User.objects.create_user("bench", password=None)
-    survey = Survey.objects.create(owner=owner, title="Benchmark")
-    Question.objects.create(survey=survey, order=1, text="Yes or no?", kind="yesno", epsilon=1.0)
-    for order, k in ((2, 20), (3, 5)):
-        question = Question.objects.create(
-            survey=survey, order=order, text=f"One of {k}?", kind="categorical", epsilon=1.0
-        )
-        Choice.objects.bulk_create(
-            [Choice(question=question, order=i, label=f"Answer {i}") for i in range(k)]
-        )
-    open_survey(survey)
-    return survey
 
 
 def _first_breakdowns(client, urls: dict[str, str]) -> dict[str, float]:

@@ -63,6 +63,28 @@ def frozen_specs(survey) -> dict[str, dict]:
     return {str(question.pk): question.spec for question in survey.ordered_questions()}
 
 
+def make_survey():
+    """An open survey owned by a new user "bench": a yes/no question, one with 20 answers
+    (optimized unary encoding) and one with 5 (GRR), each at epsilon 1."""
+    from django.contrib.auth.models import User
+
+    from surveys.actions.surveys import open_survey
+    from surveys.models import Choice, Question, Survey
+
+    owner = User.objects.create_user("bench", password=None)
+    survey = Survey.objects.create(owner=owner, title="Benchmark")
+    Question.objects.create(survey=survey, order=1, text="Yes or no?", kind="yesno", epsilon=1.0)
+    for order, k in ((2, 20), (3, 5)):
+        question = Question.objects.create(
+            survey=survey, order=order, text=f"One of {k}?", kind="categorical", epsilon=1.0
+        )
+        Choice.objects.bulk_create(
+            [Choice(question=question, order=i, label=f"Answer {i}") for i in range(k)]
+        )
+    open_survey(survey)
+    return survey
+
+
 FILL_CHUNK = 100_000
 """Simulated responses stored per round while filling a survey: keeps the arrays small."""
 

@@ -99,6 +99,11 @@ urlpatterns = [
     ),
     path("surveys/<int:pk>/export/metadata.json", results.export_metadata, name="export-metadata"),
     path(
+        "surveys/<int:pk>/export/reports.<str:extension>",
+        results.export_reports_file,
+        name="export-reports-file",
+    ),
+    path(
         "surveys/<int:pk>/export/estimates.csv",
         results.export_estimates_csv,
         name="export-estimates-csv",

@@ -3,6 +3,7 @@ headless browser."""
 
 import os
 import shutil
+import subprocess
 from collections.abc import Iterator
 
 import pytest
@@ -117,6 +118,19 @@ def lacking(message: str) -> None:
     if os.getenv("CI", "").lower() in {"1", "true", "yes"}:
         pytest.fail(f"{message} (CI must run this test)")
     pytest.skip(message)
+
+
+@pytest.fixture
+def rscript() -> str:
+    """Rscript, with R's haven package (which R users open SPSS and Stata files with)."""
+    found = shutil.which("Rscript")
+    has_haven = found and subprocess.run(
+        [found, "-e", 'quit(status = !requireNamespace("haven", quietly = TRUE))'],
+        capture_output=True,
+    ).returncode == 0
+    if not has_haven:
+        lacking("R with haven is needed: `sudo apt-get install r-base-core r-cran-haven`")
+    return found
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -261,8 +261,9 @@ def report_columns(question: Question, position: int) -> list[str]:
     return [f"q{position}"]
 
 
-def report_rows(survey: Survey) -> Iterator[list[str]]:
-    """The randomized reports, one row per submission, in the order they arrived.
+def report_rows(survey: Survey) -> Iterator[list[Any]]:
+    """The randomized reports, one row per submission, in the order they arrived: a header
+    of column names, then rows of whole numbers.
 
     The first column numbers the rows (1, 2, ...); database ids and dates are left out, as
     they are not needed to estimate. Submissions stream from the database ``EXPORT_CHUNK`` at
@@ -281,10 +282,10 @@ def report_rows(survey: Survey) -> Iterator[list[str]]:
         .iterator(chunk_size=EXPORT_CHUNK)
     )
     for number, reports in enumerate(submissions, start=1):
-        row = [str(number)]
+        row = [number]
         for question, width in widths.items():  # every submission answers every question
             report = reports[question]  # a unary report is a list of k bits: a column each
-            row += map(str, report) if width > 1 else [str(report)]
+            row += report if width > 1 else [report]
         yield row
 
 

@@ -14,13 +14,20 @@ from __future__ import annotations
 import json
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import (
+    FileResponse,
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    JsonResponse,
+    StreamingHttpResponse,
+)
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from surveys import ldp
 from surveys.actions.surveys import close_if_due
-from surveys.queries import results
+from surveys.queries import results, stats_files
 from surveys.views.access import get_survey
 from surveys.views.common import csv_response
 
@@ -58,6 +65,25 @@ def survey_results_json(request: HttpRequest, pk: int) -> JsonResponse:
 def export_reports_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     survey = get_survey(request, pk, "view", staff_may_view=True)
     return csv_response(results.report_rows(survey), f"survey-{survey.pk}-reports.csv")
+
+
+STATS_FILES = {"sav": "application/x-spss-sav", "dta": "application/x-stata-dta"}
+"""The labelled files of the reports (``surveys.queries.stats_files``), by extension."""
+
+
+@require_safe
+@login_required
+def export_reports_file(request: HttpRequest, pk: int, extension: str) -> FileResponse:
+    """The reports as an SPSS or Stata file, with labels."""
+    if extension not in STATS_FILES:
+        raise Http404
+    survey = get_survey(request, pk, "view", staff_may_view=True)
+    return FileResponse(
+        stats_files.write(survey, extension),
+        as_attachment=True,
+        filename=f"survey-{survey.pk}-reports.{extension}",
+        content_type=STATS_FILES[extension],
+    )
 
 
 @require_safe
