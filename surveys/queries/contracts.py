@@ -178,6 +178,9 @@ class QuestionMetadata(TypedDict):
     mechanism: dict[str, Any]
     mechanism_label: str
     reading: str
+    randomization_matrix: list[list[float]] | None
+    rrreg: str | None
+    rrlogit: str | None
     translations: dict[str, dict[str, Any]]
 
 

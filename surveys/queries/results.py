@@ -328,6 +328,7 @@ def export_metadata(survey: Survey) -> Metadata:
             "mechanism": mechanism.spec(),
             "mechanism_label": mechanism.label,
             "reading": READING[mechanism.encoding],
+            **other_tools(mechanism, report_columns(question, position)[0]),
             "translations": {
                 language: {
                     key: texts["questions"][question.pk][key]
@@ -352,6 +353,28 @@ def export_metadata(survey: Survey) -> Metadata:
         "rows": "One row per submission; 'response' numbers them in the order they arrived.",
         "questions": described,
         "wordings": revisions.wordings(survey),
+    }
+
+
+def other_tools(mechanism: ldp.Mechanism, column: str) -> dict[str, Any]:
+    """How the randomized-response tools take a question's design, where they can: its
+    ``randomization_matrix`` (P(report r | true answer a) at [r][a], the misclassification
+    matrix of R's RRreg), the ``rrreg`` call that estimates its shares from its column, and
+    for yes/no questions the ``rrlogit`` options of Stata's rrlogit (the report is "yes"
+    with probability pyes + (1 - pyes - pno) x the true share). None where the reports are
+    rows of bits (unary encodings), which these tools do not read."""
+    if mechanism.encoding == "unary":
+        return {"randomization_matrix": None, "rrreg": None, "rrlogit": None}
+    matrix = mechanism.matrix()
+    by_column = ", ".join(repr(float(x)) for x in matrix.T.ravel())  # R fills by column
+    return {
+        "randomization_matrix": matrix.tolist(),
+        "rrreg": f'RRuni(response = {column}, model = "custom", '
+        f"p = matrix(c({by_column}), nrow = {mechanism.k}))",
+        "rrlogit": (
+            f"pyes({float(matrix[1, 0])!r}) pno({float(matrix[0, 1])!r})"
+            if mechanism.encoding == "bit" else None
+        ),
     }
 
 

@@ -7,6 +7,7 @@ The round trip is the contract: re-estimating from the exported files alone, wit
 import csv
 import io
 import json
+import subprocess
 
 import numpy as np
 import pytest
@@ -15,8 +16,8 @@ from django.urls import reverse
 
 from surveys import ldp
 from surveys.actions.simulate import simulate_responses
-from surveys.queries.results import ESTIMATE_COLUMNS
-from tests.helpers import SHAPES, submit
+from surveys.queries.results import ESTIMATE_COLUMNS, other_tools
+from tests.helpers import SHAPES, submit, survey_of_every_encoding
 
 pytestmark = pytest.mark.django_db
 
@@ -140,3 +141,58 @@ def test_it_keeps_the_estimates_csvs_columns_in_their_places():
         "ci_high", "support_count", "unbiased", "std_error", "unbiased_ci_low",
         "unbiased_ci_high", "mle", "mechanism", "epsilon",
     ]
+
+
+R_DESIGNS = """
+RRuni <- function(response, model, p) solve(p, tabulate(response + 1, nrow(p)) / length(response))
+reports <- read.csv(commandArgs(trailingOnly = TRUE)[1])
+calls <- readLines(commandArgs(trailingOnly = TRUE)[2])
+for (call in calls) cat(sprintf("%.15g", with(reports, eval(parse(text = call)))), "\\n")
+"""
+
+
+def test_the_designs_for_other_tools_reproduce_the_unbiased_shares_in_r(
+    client, researcher, make_survey, tmp_path, rscript
+):
+    """R evaluates each question's ``rrreg`` call as given, with RRuni standing for the
+    moment estimator that RRreg's custom model starts from (the matrix's inverse applied to
+    the shares of the reports): it gives the dashboard's unbiased shares, so the matrix is
+    the right way round. For the yes/no question, rrlogit's pyes and pno give its law."""
+    survey = survey_of_every_encoding(make_survey, researcher)
+    submit(survey, 80)
+    client.force_login(researcher)
+    _, text = download(client, "export-reports-csv", survey)
+    _, metadata = download(client, "export-metadata", survey)
+    described = json.loads(metadata)["questions"]
+    assert [q["rrreg"] is None for q in described] == [False, True, False]
+    (tmp_path / "reports.csv").write_text(text)
+    calls = [q["rrreg"] for q in described if q["rrreg"]]
+    (tmp_path / "calls.txt").write_text("\n".join(calls) + "\n")
+    (tmp_path / "designs.R").write_text(R_DESIGNS)
+    shown = subprocess.run(
+        [rscript, str(tmp_path / "designs.R"), str(tmp_path / "reports.csv"),
+         str(tmp_path / "calls.txt")], capture_output=True, text=True, check=True,
+    ).stdout.splitlines()
+    dashboard = client.get(reverse("survey-results-json", args=[survey.pk])).json()["questions"]
+    for line, position in zip(shown, (0, 2), strict=True):
+        unbiased = [c["unbiased"] for c in dashboard[position]["categories"]]
+        assert [float(x) for x in line.split()] == pytest.approx(unbiased, abs=1e-9)
+    yes_no = ldp.from_spec(described[0]["mechanism"])
+    pyes, pno = (float(part.split("(")[1].rstrip(")"))
+                 for part in described[0]["rrlogit"].split())
+    for share in (0.0, 0.3, 1.0):
+        assert pyes + (1 - pyes - pno) * share == pytest.approx(
+            (yes_no.matrix() @ [1 - share, share])[1], abs=1e-12)
+
+
+def test_an_asymmetric_design_is_given_to_other_tools_the_right_way_round():
+    """Forced response with alpha 0.6 and beta 0.3 (a "yes" forced less often than a "no"):
+    a true "yes" is reported "yes" with p = 0.72, a true "no" reported "yes" with 0.12,
+    so rrlogit's pyes is 0.12 and pno 0.28, and R's matrix lists column "true no" first."""
+    design = other_tools(ldp.forced_response(alpha=0.6, beta=0.3), "q1")
+    assert np.allclose(design["randomization_matrix"], [[0.88, 0.28], [0.12, 0.72]])
+    by_column = design["rrreg"].split("matrix(c(")[1].split(")")[0]
+    assert [float(x) for x in by_column.split(",")] == pytest.approx([0.88, 0.12, 0.28, 0.72])
+    assert design["rrreg"].endswith("nrow = 2))")
+    pyes, pno = (float(part.split("(")[1].rstrip(")")) for part in design["rrlogit"].split())
+    assert (pyes, pno) == pytest.approx((0.12, 0.28))
