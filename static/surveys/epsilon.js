@@ -116,6 +116,7 @@ async function update() {
     epsilon: field("epsilon").value,
     kind: field("kind").value,
     choices: field("choices")?.value,
+    scalePoints: field("scale_points")?.value,
     override: field("mechanism_override")?.value,
     share: shareField.value,
     grouping: grouping(),
@@ -136,8 +137,13 @@ async function update() {
 }
 
 function toggleFields() {
+  const kind = field("kind").value;
   const row = field("choices").closest(".mb-3");
-  if (row) row.hidden = field("kind").value === "yesno";
+  if (row) row.hidden = kind !== "categorical";
+  for (const name of ["scale_points", "scale_low", "scale_high"]) {
+    const scaleRow = field(name)?.closest(".mb-3");
+    if (scaleRow) scaleRow.hidden = kind !== "rating";
+  }
   const override = field("mechanism_override")?.closest(".mb-3");
   if (override) override.hidden = field("kind").value === "yesno";
   groupRow.hidden = !grouping();

@@ -21,6 +21,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from surveys import ldp
+from surveys.ldp import scores
 from surveys.models import Question, Survey, Tally, total_epsilon
 from surveys.queries import revisions
 from surveys.queries.contracts import Metadata, QuestionResults, SurveyResults
@@ -35,10 +36,13 @@ WARN_MARGIN = 0.10
 METHODS = {
     "estimate": {"name": ldp.HEADLINE_METHOD, "description": ldp.HEADLINE_DESCRIPTION},
     "interval": {"name": ldp.INTERVAL_METHOD, "description": ldp.INTERVAL_DESCRIPTION},
+    "mean_score": {
+        "name": scores.MEAN_INTERVAL_METHOD, "description": scores.MEAN_INTERVAL_DESCRIPTION
+    },
 }
 """How the headline estimates and their intervals are made, for the pages and the JSON."""
 
-RESULTS_VERSION = 5
+RESULTS_VERSION = 6
 """Part of every snapshot, so that results (and result cards) cached by a version of the
 site that computed or showed other fields are never served: bump it when they change."""
 
@@ -166,6 +170,11 @@ def question_results(
       ``mle`` and ``consistent`` (Norm-Sub);
     - ``truth``: the true share the simulation was drawn from, for the simulated demo only
       (``Question.simulated_truth``); otherwise None.
+
+    ``mean_score``, for a kind whose answers are scored points 1..k (a rating scale): the
+    mean score with its 95% interval (``METHODS["mean_score"]``), its unclipped unbiased
+    value and standard error; None for other kinds. Without reports its estimate is None and
+    its interval the whole scale.
     """
     mechanism = question.mechanism()
     labels = question.labels()
@@ -188,7 +197,11 @@ def question_results(
         "large_margin": margin is not None and margin > WARN_MARGIN,
         "warning": False,
         "categories": None,
+        "mean_score": None,
     }
+    if question.question_kind.scored:
+        found = scores.mean_score(mechanism, counts or [0] * mechanism.k, n if counts else 0)
+        result["mean_score"] = found.to_dict()  # type: ignore[typeddict-item]
     if counts is None or n == 0:
         return result
     estimate = mechanism.estimate(counts, n)
@@ -232,9 +245,13 @@ CATEGORY_COLUMNS = [
 ]
 ADDED_CATEGORY_COLUMNS = ["consistent", "small_sample"]
 """Category columns added later: after the others, so that columns keep their positions."""
+MEAN_COLUMNS = ["score", "mean_score", "mean_score_ci_low", "mean_score_ci_high"]
+"""Rating scales: the answer's score (1..k) and the question's mean score with its interval,
+repeated on each of its rows; empty for other kinds."""
 ESTIMATE_COLUMNS = [
     "question", "question_text", "answer_index", "answer", "n", *CATEGORY_COLUMNS,
     "mechanism", "epsilon", *ADDED_CATEGORY_COLUMNS, "estimate_method", "interval_method",
+    *MEAN_COLUMNS,
 ]
 
 
@@ -243,12 +260,17 @@ def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
     yield ESTIMATE_COLUMNS
     methods = [results["methods"]["estimate"]["name"], results["methods"]["interval"]["name"]]
     for question in results["questions"]:
+        mean = question["mean_score"]
         for category in question["categories"] or []:
             yield [
                 question["position"], question["text"], category["index"], category["label"],
                 question["n"], *(category[key] for key in CATEGORY_COLUMNS),
                 question["mechanism"]["mechanism"], question["mechanism"]["epsilon"],
                 *(category[key] for key in ADDED_CATEGORY_COLUMNS), *methods,
+                *(
+                    ["", "", "", ""] if mean is None
+                    else [category["index"] + 1, mean["estimate"], mean["ci_low"], mean["ci_high"]]
+                ),
             ]
 
 
@@ -327,6 +349,9 @@ def export_metadata(survey: Survey) -> Metadata:
             "mechanism": mechanism.spec(),
             "mechanism_label": mechanism.label,
             "reading": READING[mechanism.encoding],
+            "scores": (
+                list(range(1, mechanism.k + 1)) if question.question_kind.scored else None
+            ),
             "translations": {
                 language: {
                     key: texts["questions"][question.pk][key]

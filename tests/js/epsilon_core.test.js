@@ -111,4 +111,6 @@ test("it asks the server about a grouping question only when the box is ticked",
   assert.equal(edited.get("question"), "12");
   const added = explainQuery({ epsilon: "1", kind: "yesno", survey: 7, question: null });
   assert.equal(added.get("question"), "");
+  const rating = explainQuery({ epsilon: "1", kind: "rating", choices: "A\nB", scalePoints: "7" });
+  assert.equal(rating.get("k"), "7");
 });
