@@ -102,7 +102,7 @@ def group_cell(epsilon: float, n: int, studies: int, rng: np.random.Generator) -
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicates", type=int, default=2000)
-    parser.add_argument("--group-replicates", type=int, default=400)
+    parser.add_argument("--group-replicates", type=int, default=1000)
     args = parser.parse_args()
     rng = np.random.default_rng(SEED)
     start = time.perf_counter()

@@ -10,14 +10,16 @@ mean score s . f is the average of n independent per-report values
 
     v(e) = u . e - sum_c s_c b_c / (a_c - b_c),   u_c = s_c / (a_c - b_c),
 
-and its variance is Var(u . e) / n. E[u . e] = sum_c u_c C_c / n, and E[(u . e)^2] =
-f . q(u, u) with q(u, u)_i = E[(u . e)^2 | true category i] (``joint._Side.moment``). For
-one-hot reports ("bit", "index") f is the unbiased f, which sums to 1, and this is exactly
-the reports' own mean of squares, sum_c u_c^2 C_c / n. Unary reports' support counts do not
-show which bits came together, so E[(u . e)^2] follows from the mechanism's law (bits
-independent given the true category) at the maximum-likelihood f: the unbiased f need not
-sum to 1, and q(u, u) has a large part common to every category that would swing with
-that sum (at epsilon 0.5 the interval then covered 74% with n = 1,000). The interval is
+and its variance is Var(u . e) / n, estimated as the variance of u . e under the law of
+the reports at shares f: E[u . e] = f . (u^T S) and E[(u . e)^2] = f . q(u, u), with
+q(u, u)_i = E[(u . e)^2 | true category i] (``joint._Side.moment``). For one-hot reports
+("bit", "index") f is the unbiased f, which sums to 1 and makes these exactly the reports'
+own mean and mean of squares (S f = C / n), times n / (n - 1). Unary reports' support counts
+do not show which bits came together, so their variance follows from the mechanism's law
+(bits independent given the true category) at the maximum-likelihood f: the unbiased f need
+not sum to 1, and q(u, u) has a large part common to every category that would swing with
+that sum (at epsilon 0.5 the interval then covered 74% with n = 1,000); and mixing the
+reports' own mean with moments at another f can give a variance near 0 (91% at n = 100). The interval is
 Student's t with n - 1 degrees of freedom around the unbiased mean, clipped to [1, k]; the
 headline is the unbiased mean clipped to [1, k].
 
@@ -91,11 +93,11 @@ def mean_score(
     side = _Side(mechanism)
     slope = np.diag(side.S) - side.S[np.arange(k), (np.arange(k) + 1) % k]  # a_c - b_c
     u = scores(k) / slope
-    first = float(u @ c) / n
-    # Shares summing to 1 to weigh E[(u . e)^2 | i]: the unbiased ones for one-hot reports
-    # (they do); for unary ones the maximum-likelihood shares, as the unbiased ones need not,
-    # and the large part of q(u, u) common to every category would swing with their sum.
+    # The law of the reports weighs their moments: the unbiased shares for one-hot reports
+    # (they sum to 1, and give the reports' own moments); for unary ones the maximum-likelihood
+    # shares (see the module docstring).
     weights = mechanism._mle(c.astype(np.int64), n) if side.unary else f
+    first = float(weights @ (u @ side.S))
     second = float(weights @ side.moment(u[None, :], u[None, :])[0])
     variance = max(second - first**2, 0.0) * (n / (n - 1) if n > 1 else math.inf)
     unbiased = float(scores(k) @ f)
