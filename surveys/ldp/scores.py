@@ -19,9 +19,9 @@ do not show which bits came together, so their variance follows from the mechani
 (bits independent given the true category) at the maximum-likelihood f: the unbiased f need
 not sum to 1, and q(u, u) has a large part common to every category that would swing with
 that sum (at epsilon 0.5 the interval then covered 74% with n = 1,000); and mixing the
-reports' own mean with moments at another f can give a variance near 0 (91% at n = 100). The interval is
-Student's t with n - 1 degrees of freedom around the unbiased mean, clipped to [1, k]; the
-headline is the unbiased mean clipped to [1, k].
+reports' own mean with moments at another f can give a variance near 0 (91% at n = 100).
+The interval is Student's t with n - 1 degrees of freedom around the unbiased mean, clipped
+to [1, k]; the headline is the unbiased mean clipped to [1, k].
 
 Within groups (``group_means``), the mean of group g is the ratio of the unbiased estimates
 of s . Pi[g] and Pi[g, +], and its variance is the delta method's, as for a share in
