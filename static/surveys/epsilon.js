@@ -8,6 +8,7 @@ import {
   groupingTexts,
   marginHeading,
   marginLines,
+  meanScoreText,
   oddsText,
   percent,
   planText,
@@ -91,6 +92,8 @@ function show(data) {
     list(marginLines(data)),
     element("p", planText(data), "small mt-2 mb-0"),
   );
+  const meanScore = meanScoreText(data);
+  if (meanScore) body.append(element("p", meanScore, "small mt-2 mb-0"));
   body.append(respondentsSection(data.respondents_read));
   if (data.grouping) body.append(groupingSection(data));
   if (data.above_limit) body.prepend(element("p", data.above_limit, "text-danger fw-semibold"));

@@ -186,3 +186,49 @@ def group_means(found: Breakdown, counts: PairCounts, confidence: float = 0.95) 
         found.n, k_b, read_only(estimate), read_only(low), read_only(high),
         read_only(std_error), read_only(covariance), z,
     )
+
+
+def _worst_variance_times_n(mechanism: ldp.Mechanism) -> float:
+    """Var(v) (n times the variance of the unbiased mean score) in the worst case over the
+    true distributions of the k points.
+
+    Var(v) = f . q(u, u) - (f . (u^T S))^2 is alpha E_f[s^2] plus a function of E_f[s] alone,
+    with alpha > 0 for GRR, SUE and OUE (u^T S = s + a constant, and q(u, u)_i grows with
+    s_i^2), and for a given mean E_f[s^2] is largest with every answer at an end of the
+    scale. So the worst case is a mix of points 1 and k, f = (1 - t) e_1 + t e_k, where
+    Var(v) is a concave quadratic in t with its maximum at a closed-form t."""
+    side = _Side(mechanism)
+    k = mechanism.k
+    slope = np.diag(side.S) - side.S[np.arange(k), (np.arange(k) + 1) % k]
+    u = scores(k) / slope
+    q = side.moment(u[None, :], u[None, :])[0]
+    m = u @ side.S
+    q0, q1, m0, m1 = q[0], q[-1], m[0], m[-1]
+    t = float(np.clip(((q1 - q0) / (2 * (m1 - m0)) - m0) / (m1 - m0), 0, 1))
+    return float(q0 + t * (q1 - q0) - (m0 + t * (m1 - m0)) ** 2)
+
+
+def mean_margin(mechanism: ldp.Mechanism, n: int, confidence: float = 0.95) -> float:
+    """Planner: the half-width z sd of the interval for the mean score with n reports, in
+    points of the scale, in the worst case over the answers; n = 0 gives infinity."""
+    z = ldp.z_value(confidence)
+    return math.inf if n == 0 else z * math.sqrt(_worst_variance_times_n(mechanism) / n)
+
+
+def n_for_mean_margin(mechanism: ldp.Mechanism, margin: float, confidence: float = 0.95) -> int:
+    """Smallest n with ``mean_margin(mechanism, n) <= margin`` (points of the scale, > 0).
+    ValueError for a target needing more than ``ldp.MAX_PLANNED_RESPONDENTS`` reports."""
+    if not (math.isfinite(margin) and margin > 0):
+        raise ValueError(f"margin must be a positive number of points, got {margin!r}")
+    needed = ldp.z_value(confidence) ** 2 * _worst_variance_times_n(mechanism) / margin**2
+    if needed > ldp.MAX_PLANNED_RESPONDENTS:
+        raise ValueError(
+            f"a margin of {margin:g} points on the mean score needs about {needed:.2g} "
+            f"reports, more than the planner's limit of {ldp.MAX_PLANNED_RESPONDENTS:,}"
+        )
+    n = max(1, math.ceil(needed))
+    while n > 1 and mean_margin(mechanism, n - 1, confidence) <= margin:
+        n -= 1
+    while mean_margin(mechanism, n, confidence) > margin:
+        n += 1
+    return n

@@ -30,6 +30,10 @@ from surveys.queries.wording import translate
 TARGET_MARGIN = 0.05
 """The margin of error (95%, in proportion) the planner line aims at: plus or minus 5 points."""
 
+MEAN_TARGET_MARGIN = 0.25
+"""The margin of error (95%) of a rating scale's mean score the planner aims at: plus or minus
+a quarter of a point of the scale."""
+
 WARN_MARGIN = 0.10
 """Above this margin of error the page warns that the estimates can still move a lot."""
 
@@ -145,6 +149,21 @@ def respondents_needed(
         return mechanism.n_for_margin(margin, share=share)
     except ValueError:
         return None
+
+
+def mean_score_plan(mechanism: ldp.Mechanism, sizes: tuple[int, ...]) -> dict[str, Any]:
+    """The planner's figures for a rating scale's mean score, in points of the scale and in
+    the worst case over the answers: the margin of error with each of ``sizes`` respondents,
+    and the respondents needed for ``MEAN_TARGET_MARGIN`` (None beyond the planner's limit)."""
+    try:
+        needed: int | None = scores.n_for_mean_margin(mechanism, MEAN_TARGET_MARGIN)
+    except ValueError:
+        needed = None
+    return {
+        "target_margin": MEAN_TARGET_MARGIN,
+        "n_for_target_margin": needed,
+        "margins": [{"n": n, "margin": scores.mean_margin(mechanism, n)} for n in sizes],
+    }
 
 
 def question_results(

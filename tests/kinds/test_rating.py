@@ -77,6 +77,25 @@ def test_it_is_randomized_like_multiple_choice_over_its_points(epsilon, points, 
     assert KINDS["rating"] is RATING and RATING.scored and not KINDS["categorical"].scored
 
 
+def test_the_authoring_panel_plans_the_mean_score_in_points_of_the_scale(
+    client, researcher, monkeypatch
+):
+    client.force_login(researcher)
+    url = reverse("epsilon-explain")
+    data = client.get(url, {"epsilon": "1", "kind": "rating", "k": "7"}).json()
+    mechanism = RATING.mechanism(1.0, 7)
+    plan = data["mean_score"]
+    assert plan["target_margin"] == 0.25
+    assert plan["n_for_target_margin"] == scores.n_for_mean_margin(mechanism, 0.25)
+    assert [row["margin"] for row in plan["margins"]] == pytest.approx(
+        [scores.mean_margin(mechanism, row["n"]) for row in plan["margins"]])
+    assert client.get(url, {"epsilon": "1", "kind": "categorical", "k": "7"}).json()[
+        "mean_score"] is None
+    monkeypatch.setattr(ldp.mechanisms, "MAX_PLANNED_RESPONDENTS", 1000)
+    out_of_reach = client.get(url, {"epsilon": "0.5", "kind": "rating", "k": "7"}).json()
+    assert out_of_reach["mean_score"]["n_for_target_margin"] is None
+
+
 def rating_survey(owner, epsilon=2.0) -> Survey:
     """An open survey: a yes/no grouping question, then a 5-point scale."""
     survey = Survey.objects.create(owner=owner, title="Classes", introduction="Please answer.")

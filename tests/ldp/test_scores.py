@@ -116,3 +116,24 @@ def test_group_means_without_reports_are_unknown():
     assert means.ci_low.tolist() == [1, 1] and means.ci_high.tolist() == [7, 7]
     estimate, low, high = means.difference(1, 0)
     assert math.isnan(estimate) and (low, high) == (-6, 6)
+
+
+@pytest.mark.parametrize("mechanism", [ldp.grr(1.0, 5), ldp.oue(0.5, 7), ldp.sue(2.0, 5)],
+                         ids=["grr", "oue", "sue"])
+def test_the_planner_takes_the_worst_distribution_of_answers(mechanism):
+    k = mechanism.k
+    side = joint._Side(mechanism)
+    u = scores.scores(k) / (mechanism.p - mechanism.q)
+    rng = np.random.default_rng(13)
+    shares = np.vstack([rng.dirichlet(np.full(k, 0.3), size=20_000), np.eye(k)])
+    ends = np.zeros((101, k))
+    ends[:, 0], ends[:, -1] = np.linspace(1, 0, 101), np.linspace(0, 1, 101)
+    shares = np.vstack([shares, ends])
+    variance = (shares @ side.moment(u[None, :], u[None, :])[0] - (shares @ (u @ side.S)) ** 2)
+    worst = scores.mean_margin(mechanism, 1) / ldp.Z95
+    assert variance.max() <= worst**2 * (1 + 1e-12)
+    assert variance.max() >= worst**2 * (1 - 1e-3)  # the grid of end mixes comes close
+    n = scores.n_for_mean_margin(mechanism, 0.25)
+    assert scores.mean_margin(mechanism, n) <= 0.25 < scores.mean_margin(mechanism, n - 1)
+    with pytest.raises(ValueError, match="planner's limit"):
+        scores.n_for_mean_margin(mechanism, 1e-5)
