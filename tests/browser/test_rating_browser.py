@@ -12,7 +12,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("transactional_db")]
 
 
 def test_a_rating_scale_is_authored_answered_by_keyboard_and_its_mean_shown(
-    browser, page, live_server, researcher
+    browser, page, live_server, researcher, axe
 ):
     survey = Survey.objects.create(owner=researcher, title="Classes", introduction="Hello.")
     sign_in(page, live_server)
@@ -41,6 +41,7 @@ def test_a_rating_scale_is_authored_answered_by_keyboard_and_its_mean_shown(
     assert respondent.get_by_role("radio", name="7 Daily").count() == 1
     assert respondent.locator(".rating-ends").inner_text().split() == ["Never", "Daily"]
     assert respondent.evaluate("document.documentElement.scrollWidth") <= 360
+    axe(respondent, "respond: a rating scale [360px]")
     respondent.focus(f"#answer-{scale.pk}-0")
     respondent.keyboard.press("Space")
     for _ in range(3):
@@ -64,3 +65,5 @@ def test_a_rating_scale_is_authored_answered_by_keyboard_and_its_mean_shown(
     assert 1 <= mean["ci_low"] <= mean["estimate"] <= mean["ci_high"] <= 7
     assert page.locator("[data-mean-score]").inner_text() == f"{mean['estimate']:.2f}"
     assert f"95% interval {mean['ci_low']:.2f} to {mean['ci_high']:.2f}" in page.inner_text("main")
+    axe(page, "results: a rating scale")
+    axe.check()
