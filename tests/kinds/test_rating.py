@@ -11,6 +11,7 @@ from django.urls import reverse
 from surveys import ldp
 from surveys.actions.submissions import submission_create
 from surveys.actions.surveys import open_survey
+from surveys.actions.wording import correct, save_translation
 from surveys.kinds import KINDS, RATING
 from surveys.ldp import joint, scores
 from surveys.models import Choice, Question, Survey
@@ -134,6 +135,26 @@ def test_the_respondent_page_offers_the_points_as_a_labelled_radio_group(client,
         assert f'id="answer-{scale.pk}-{point}" name="answer-{scale.pk}" value="{point}"' in html
     assert '<span class="visually-hidden">Never</span>' in html  # read with point 1
     assert '<div class="rating-ends" aria-hidden="true">' in html
+
+
+def test_its_end_labels_are_translated_and_corrected_like_any_answers(client, researcher):
+    survey = rating_survey(researcher)
+    scale = survey.ordered_questions()[1]
+    save_translation(survey, "es", {"title": "Clases", "introduction": "", "questions": {
+        str(scale.pk): {"text": "¿Con qué frecuencia faltas?",
+                        "labels": ["Nunca", "", "", "", "A diario"]}}})
+    spanish = client.get(reverse("respond", args=[survey.public_id]),
+                         HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert '<span class="visually-hidden">Nunca</span>' in spanish
+    assert "<span>Nunca</span>" in spanish and '<span class="text-end">A diario</span>' in spanish
+    correct(survey, {"questions": {str(scale.pk): {
+        "labels": ["Never", "2", "3", "4", "Every day"]}}}, researcher)
+    scale.refresh_from_db()
+    assert scale.labels() == ["Never", "2", "3", "4", "Every day"]
+    assert export_metadata(survey)["questions"][1]["translations"]["es"]["labels"] == [
+        "Nunca", "2", "3", "4", "A diario"]
+    english = client.get(reverse("respond", args=[survey.public_id])).content.decode()
+    assert '<span class="text-end">Every day</span>' in english
 
 
 def test_results_give_the_mean_score_with_its_interval(client, researcher):
