@@ -7,6 +7,7 @@ import io
 import numpy as np
 import pytest
 from django.urls import reverse
+from django.utils.html import escape
 
 from surveys import ldp
 from surveys.actions.submissions import submission_create
@@ -173,6 +174,7 @@ def test_results_give_the_mean_score_with_its_interval(client, researcher):
     page = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
     assert f'data-mean-score>{mean["estimate"]:.2f}</p>' in page
     assert f"95% interval {mean['ci_low']:.2f} to {mean['ci_high']:.2f}" in page
+    assert f"Before it is kept within the scale: {mean['unbiased']:.2f}, standard error" in page
 
 
 def test_results_before_any_response_give_the_whole_scale(researcher):
@@ -207,6 +209,7 @@ def test_a_breakdown_compares_the_mean_scores_of_the_groups(client, researcher):
     page = client.get(reverse("question-breakdown", args=[survey.pk, scale_q.pk]),
                       {"by": group_q.pk}).content.decode()
     assert f"Mean score <strong>{means.estimate[0]:.2f}</strong>" in page
+    assert escape(scores.GROUP_MEAN_DESCRIPTION) in page
 
 
 def csv_rows(response) -> list[dict[str, str]]:
