@@ -5,6 +5,8 @@ Fixtures are in conftest.py; the real-server harness is in load.py."""
 import json
 from collections import defaultdict
 from pathlib import Path
+from types import UnionType
+from typing import get_args, get_origin, get_type_hints, is_typeddict
 
 import numpy as np
 import polib
@@ -56,6 +58,23 @@ def tally_counts(survey: Survey) -> dict[int, list[int]]:
 def stored_reports(survey: Survey) -> list[dict[str, object]]:
     """The reports of every submission to `survey`, in the order they arrived."""
     return list(survey.submissions.order_by("pk").values_list("reports", flat=True))
+
+
+def assert_shape(value, shape) -> None:
+    """``value`` has exactly ``shape``'s keys (a TypedDict of surveys.queries.contracts), and so
+    do its nested contracts."""
+    hints = get_type_hints(shape)
+    assert set(value) == set(hints), shape.__name__
+    for key, hint in hints.items():
+        if value[key] is None:
+            continue
+        options = get_args(hint) if get_origin(hint) is UnionType else (hint,)
+        for option in options:
+            if is_typeddict(option):
+                assert_shape(value[key], option)
+            elif get_origin(option) is list and is_typeddict(get_args(option)[0]):
+                for item in value[key]:
+                    assert_shape(item, get_args(option)[0])
 
 
 def assert_nothing_stored(survey: Survey) -> None:

@@ -8,6 +8,7 @@ import {
   groupingTexts,
   marginHeading,
   marginLines,
+  meanScoreText,
   oddsText,
   percent,
   planText,
@@ -91,6 +92,8 @@ function show(data) {
     list(marginLines(data)),
     element("p", planText(data), "small mt-2 mb-0"),
   );
+  const meanScore = meanScoreText(data);
+  if (meanScore) body.append(element("p", meanScore, "small mt-2 mb-0"));
   body.append(respondentsSection(data.respondents_read));
   if (data.grouping) body.append(groupingSection(data));
   if (data.above_limit) body.prepend(element("p", data.above_limit, "text-danger fw-semibold"));
@@ -116,6 +119,7 @@ async function update() {
     epsilon: field("epsilon").value,
     kind: field("kind").value,
     choices: field("choices")?.value,
+    scalePoints: field("scale_points")?.value,
     override: field("mechanism_override")?.value,
     share: shareField.value,
     grouping: grouping(),
@@ -136,8 +140,13 @@ async function update() {
 }
 
 function toggleFields() {
+  const kind = field("kind").value;
   const row = field("choices").closest(".mb-3");
-  if (row) row.hidden = field("kind").value === "yesno";
+  if (row) row.hidden = kind !== "categorical";
+  for (const name of ["scale_points", "scale_low", "scale_high"]) {
+    const scaleRow = field(name)?.closest(".mb-3");
+    if (scaleRow) scaleRow.hidden = kind !== "rating";
+  }
   const override = field("mechanism_override")?.closest(".mb-3");
   if (override) override.hidden = field("kind").value === "yesno";
   groupRow.hidden = !grouping();

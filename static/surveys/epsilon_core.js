@@ -65,6 +65,22 @@ export function planText(data) {
     : interpolate(gettext("For %(target)s: %(needed)s."), { target, needed: needed(data.n_for_5_points) });
 }
 
+// For a rating scale (`data.mean_score`; null otherwise): the margin of error of its mean
+// score, in points of the scale, and the respondents needed for the target, whatever the answers.
+export function meanScoreText(data) {
+  const plan = data.mean_score;
+  if (!plan) return null;
+  const scalePoints = (m) => interpolate(gettext("±%(margin)s points of the scale"), { margin: m.toFixed(2) });
+  const margins = plan.margins
+    .map(({ n, margin }) => interpolate(gettext("%(margin)s with %(n)s respondents"), { n: count(n), margin: scalePoints(margin) }))
+    .join("; ");
+  return interpolate(gettext("Mean score, whatever the answers: %(margins)s. For %(target)s: %(needed)s."), {
+    margins,
+    target: scalePoints(plan.target_margin),
+    needed: respondents(plan.n_for_target_margin, data.planner_limit),
+  });
+}
+
 // The words for a grouping question ("used for breakdowns"), from `data.grouping`: the advice,
 // the hint when its epsilon is below the suggestion (null otherwise), the margins within a group
 // (heading and lines, none without a group size), the planner sentence and its assumption.
@@ -119,9 +135,17 @@ export function groupingTexts(data) {
   };
 }
 
+// The number of answers of a question from the form's values: 2 for yes/no, the points of a
+// rating scale, the lines typed for multiple choice.
+export function answerCount({ kind, choices, scalePoints }) {
+  if (kind === "yesno") return 2;
+  if (kind === "rating") return Number(scalePoints) || 5;
+  return Math.max(2, (choices ?? "").split("\n").filter((line) => line.trim()).length);
+}
+
 // The query for `epsilon_explain` from the form's values.
-export function explainQuery({ epsilon, kind, choices, override, share, grouping, groupShare, survey, question }) {
-  const k = kind === "yesno" ? 2 : Math.max(2, (choices ?? "").split("\n").filter((line) => line.trim()).length);
+export function explainQuery({ epsilon, kind, choices, scalePoints, override, share, grouping, groupShare, survey, question }) {
+  const k = answerCount({ kind, choices, scalePoints });
   const query = { epsilon, kind, k: String(k), override: override ?? "", share: share ?? "" };
   if (grouping) Object.assign(query, { grouping: "1", group_share: groupShare ?? "" });
   // The survey's other questions count in what respondents are told (the one edited does not).

@@ -15,7 +15,8 @@ from surveys.models import PrivacyPolicy, Question
 
 
 class QuestionForm(forms.ModelForm):
-    """A question and, for multiple choice, its choices typed one per line."""
+    """A question and, for multiple choice, its choices typed one per line; for a rating
+    scale, its number of points and the labels of its two ends."""
 
     choices = forms.CharField(
         label=_("Choices"),
@@ -25,6 +26,26 @@ class QuestionForm(forms.ModelForm):
             "One choice per line, in the order respondents will see them. "
             "At least two, each different."
         ),
+    )
+
+    scale_points = forms.TypedChoiceField(
+        label=_("Points on the scale"),
+        choices=[(points, str(points)) for points in kinds.SCALE_POINTS],
+        coerce=int,
+        initial=kinds.SCALE_POINTS[0],
+        required=False,
+    )
+    scale_low = forms.CharField(
+        label=_("Label of point 1 (the lowest)"),
+        required=False,
+        max_length=kinds.MAX_CHOICE_LENGTH,
+        help_text=_("For example “Never” or “Strongly disagree”."),
+    )
+    scale_high = forms.CharField(
+        label=_("Label of the highest point"),
+        required=False,
+        max_length=kinds.MAX_CHOICE_LENGTH,
+        help_text=_("For example “Daily” or “Strongly agree”. The points between are numbered."),
     )
 
     class Meta:
@@ -63,7 +84,12 @@ class QuestionForm(forms.ModelForm):
         if self.instance.epsilon is None:
             self.initial["epsilon"] = policy.default_epsilon
         if self.instance.pk and self.instance.question_kind.choices:
-            self.initial["choices"] = "\n".join(self.instance.labels())
+            labels = self.instance.labels()
+            self.initial["choices"] = "\n".join(labels)
+            if self.instance.question_kind.scored and labels:
+                self.initial.update(
+                    scale_points=len(labels), scale_low=labels[0], scale_high=labels[-1]
+                )
         if not policy.allow_mechanism_override:
             del self.fields["mechanism_override"]
         self.helper = FormHelper()
@@ -76,9 +102,16 @@ class QuestionForm(forms.ModelForm):
     def clean(self) -> dict:
         cleaned = super().clean()
         kind = kinds.KINDS.get(cleaned.get("kind"))
+        if kind is not None and kind.scored:
+            cleaned["choices"] = kinds.RATING.scale_labels(
+                cleaned.get("scale_points") or kinds.SCALE_POINTS[0],
+                cleaned.get("scale_low", ""),
+                cleaned.get("scale_high", ""),
+            )
         if kind is not None:
+            field = "scale_low" if kind.scored else "choices"
             for problem in kind.answer_problems(cleaned.get("choices", [])):
-                self.add_error("choices", problem)
+                self.add_error(field, problem)
         return cleaned
 
     def save(self, commit: bool = True) -> Question:

@@ -2,9 +2,10 @@
 
 ``{{ 0.0001|epsilon }}`` is "0.0001" (``{{ 1.0|epsilon }}`` "1", ``{{ 2.25|epsilon }}``
 "2.25"), ``{{ 1799000|thousands }}`` "1,799,000" (counts) and ``{{ 0.1234|percent }}``
-"12.3%" (shares); ``{% load numbers %}`` makes them template filters. Views call them. The authoring
-panel's script mirrors them (static/surveys/epsilon_core.js: ``epsilonText``, ``count``,
-``percent``).
+"12.3%" (shares), ``{{ 3.456|score }}`` "3.46" and ``{{ -0.5|signed_score }}`` "−0.50" (mean
+scores of rating scales and their differences); ``{% load numbers %}`` makes them template
+filters. Views call them. The authoring panel's script mirrors them
+(static/surveys/epsilon_core.js: ``epsilonText``, ``count``, ``percent``).
 """
 
 from __future__ import annotations
@@ -36,3 +37,13 @@ def thousands(number: float | None) -> str:
 def percent(proportion: float | None) -> str:
     """A share in [0, 1] as a percentage with one decimal: "12.3%"."""
     return UNKNOWN if proportion is None else f"{100 * proportion:.1f}%"
+
+
+def score(value: float | None) -> str:
+    """A mean score on a rating scale (points 1..k) with two decimals: "3.46"."""
+    return UNKNOWN if value is None else f"{value:.2f}"
+
+
+def signed_score(value: float | None) -> str:
+    """A difference of mean scores, with its sign: "+0.42", "−0.50" (a true minus sign)."""
+    return UNKNOWN if value is None else f"{value:+.2f}".replace("-", "\u2212")

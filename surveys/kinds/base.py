@@ -11,8 +11,8 @@ forms, views and templates ask it, never test ``question.kind`` themselves:
   question's ``spec`` when the survey opens), and ``mechanism_reason`` in words;
 - reports, tallies, estimates and exports follow from that mechanism (``surveys.ldp``: its
   report format, ``validate_report``, ``support`` and ``estimate``), whatever the kind;
-- results: ``headline_template``, the part of its card above the chart (or None), in
-  ``templates/surveys/results/kinds/``;
+- results: ``scored`` (a mean score of points 1..k), ``headline_template``, the part of its
+  card above the chart (or None), in ``templates/surveys/results/kinds/``;
 - respondents: ``answer_control``, how the true answer is given: its template
   (``templates/surveys/respond/controls/<control>.html``) and the script that reads it
   (``static/surveys/controls/<control>.js``), which then randomizes it by the mechanism's
@@ -53,6 +53,9 @@ class QuestionKind:
     """The part of its results card above the chart, or None."""
     answer_control: str = "one_choice"
     """How a respondent gives the true answer (see the module's docstring)."""
+    scored: bool = False
+    """Whether its answers are the ordered points 1..k of a scale, whose mean score results
+    and breakdowns show (``surveys.ldp.scores``)."""
 
     @property
     def answer_template(self) -> str:

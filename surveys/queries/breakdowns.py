@@ -19,9 +19,9 @@ from django.core.cache import cache
 from django.db.models import F, Func, TextField
 
 from surveys import ldp
-from surveys.ldp import joint
+from surveys.ldp import joint, scores
 from surveys.models import PairTally, Question, Survey
-from surveys.queries.contracts import BreakdownQuestion, BreakdownResults
+from surveys.queries.contracts import BreakdownQuestion, BreakdownResults, MeanScore
 from surveys.queries.results import CACHE_SECONDS, snapshot
 
 
@@ -173,6 +173,7 @@ def _computed(
     difference = found.difference(*compare)
     truth = _truth_within_groups(group, question)
     association = found.association
+    means = scores.group_means(found, counts) if question.question_kind.scored else None
     return {
         "survey": {"id": survey.pk, "title": survey.title, "status": survey.status},
         "n": counts.n,
@@ -201,6 +202,9 @@ def _computed(
                     }
                     for a in range(len(answer_labels))
                 ],
+                "mean_score": None if means is None else _mean(
+                    means.estimate[g], means.ci_low[g], means.ci_high[g]
+                ),
             }
             for g in range(len(group_labels))
         ],
@@ -217,6 +221,7 @@ def _computed(
                 }
                 for a in range(len(answer_labels))
             ],
+            "mean_score": None if means is None else _mean(*means.difference(*compare)),
         },
         "association": {
             "statistic": _number(association.statistic),
@@ -234,6 +239,7 @@ METHODS = {
     "share_interval": joint.SHARE_INTERVAL_DESCRIPTION,
     "difference_interval": joint.DIFFERENCE_INTERVAL_DESCRIPTION,
     "association": joint.ASSOCIATION_DESCRIPTION,
+    "mean_score": scores.GROUP_MEAN_DESCRIPTION,
 }
 """How a breakdown's figures are made, one sentence each, for the pages and the JSON."""
 
@@ -267,6 +273,10 @@ def _number(x: float) -> float | None:
     return float(x) if np.isfinite(x) else None
 
 
+def _mean(estimate: float, ci_low: float, ci_high: float) -> MeanScore:
+    return {"estimate": _number(estimate), "ci_low": _number(ci_low), "ci_high": _number(ci_high)}
+
+
 def _truth_within_groups(group: Question, question: Question) -> np.ndarray | None:
     """For the simulated demo: the true share of each answer of ``question`` within each
     group of ``group`` (rows), from how the simulation drew them; None otherwise."""
@@ -287,8 +297,11 @@ def _truth_within_groups(group: Question, question: Question) -> np.ndarray | No
 BREAKDOWN_COLUMNS = [
     "group_index", "group", "group_size", "group_share", "group_ci_low", "group_ci_high",
     "small_group", "answer_index", "answer", "share", "ci_low", "ci_high", "joint",
-    "joint_ci_low", "joint_ci_high", "n",
+    "joint_ci_low", "joint_ci_high", "n", "group_mean_score", "group_mean_score_ci_low",
+    "group_mean_score_ci_high",
 ]
+"""The last three: a rating scale's mean score within the group, with its 95% interval
+(repeated on each of the group's rows; empty for other kinds)."""
 
 
 def breakdown_rows(results: BreakdownResults) -> Iterator[list[Any]]:
@@ -301,4 +314,8 @@ def breakdown_rows(results: BreakdownResults) -> Iterator[list[Any]]:
                 group["ci_high"], group["small"], answer["index"], answer["label"],
                 answer["share"], answer["ci_low"], answer["ci_high"], answer["joint"],
                 answer["joint_ci_low"], answer["joint_ci_high"], results["n"],
+                *(
+                    ["", "", ""] if group["mean_score"] is None
+                    else [group["mean_score"][key] for key in ("estimate", "ci_low", "ci_high")]
+                ),
             ]

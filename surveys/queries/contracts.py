@@ -17,6 +17,7 @@ class Method(TypedDict):
 class Methods(TypedDict):
     estimate: Method
     interval: Method
+    mean_score: Method
 
 
 class Wordings(TypedDict):
@@ -51,6 +52,17 @@ class CategoryResults(TypedDict):
     truth: float | None
 
 
+class MeanScore(TypedDict):
+    estimate: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+
+class QuestionMeanScore(MeanScore):
+    unbiased: float | None
+    std_error: float | None
+
+
 class QuestionResults(TypedDict):
     id: int
     position: int
@@ -68,6 +80,7 @@ class QuestionResults(TypedDict):
     large_margin: bool
     warning: bool
     categories: list[CategoryResults] | None
+    mean_score: QuestionMeanScore | None  # rating scales only (points 1..k)
 
 
 class SurveyResults(TypedDict):
@@ -114,6 +127,7 @@ class Group(TypedDict):
     ci_high: float | None
     small: bool
     answers: list[GroupAnswer]
+    mean_score: MeanScore | None  # rating scales only
 
 
 class DifferenceAnswer(TypedDict):
@@ -128,6 +142,7 @@ class Difference(TypedDict):
     groups: list[int]
     labels: list[str]
     answers: list[DifferenceAnswer]
+    mean_score: MeanScore | None  # rating scales only: the first group's minus the second's
 
 
 class Association(TypedDict):
@@ -143,6 +158,7 @@ class BreakdownMethods(TypedDict):
     share_interval: str
     difference_interval: str
     association: str
+    mean_score: str
 
 
 class BreakdownResults(TypedDict):
@@ -182,6 +198,7 @@ class QuestionMetadata(TypedDict):
     rrreg: str | None
     rrlogit: str | None
     translations: dict[str, dict[str, Any]]
+    scores: list[int] | None  # rating scales only: the score of each label, 1..k
 
 
 class Metadata(TypedDict):

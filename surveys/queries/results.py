@@ -21,6 +21,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from surveys import ldp
+from surveys.ldp import scores
 from surveys.models import Question, Survey, Tally, total_epsilon
 from surveys.queries import revisions
 from surveys.queries.contracts import Metadata, QuestionResults, SurveyResults
@@ -29,16 +30,23 @@ from surveys.queries.wording import translate
 TARGET_MARGIN = 0.05
 """The margin of error (95%, in proportion) the planner line aims at: plus or minus 5 points."""
 
+MEAN_TARGET_MARGIN = 0.25
+"""The margin of error (95%) of a rating scale's mean score the planner aims at: plus or minus
+a quarter of a point of the scale."""
+
 WARN_MARGIN = 0.10
 """Above this margin of error the page warns that the estimates can still move a lot."""
 
 METHODS = {
     "estimate": {"name": ldp.HEADLINE_METHOD, "description": ldp.HEADLINE_DESCRIPTION},
     "interval": {"name": ldp.INTERVAL_METHOD, "description": ldp.INTERVAL_DESCRIPTION},
+    "mean_score": {
+        "name": scores.MEAN_INTERVAL_METHOD, "description": scores.MEAN_INTERVAL_DESCRIPTION
+    },
 }
 """How the headline estimates and their intervals are made, for the pages and the JSON."""
 
-RESULTS_VERSION = 5
+RESULTS_VERSION = 6
 """Part of every snapshot, so that results (and result cards) cached by a version of the
 site that computed or showed other fields are never served: bump it when they change."""
 
@@ -143,6 +151,21 @@ def respondents_needed(
         return None
 
 
+def mean_score_plan(mechanism: ldp.Mechanism, sizes: tuple[int, ...]) -> dict[str, Any]:
+    """The planner's figures for a rating scale's mean score, in points of the scale and in
+    the worst case over the answers: the margin of error with each of ``sizes`` respondents,
+    and the respondents needed for ``MEAN_TARGET_MARGIN`` (None beyond the planner's limit)."""
+    try:
+        needed: int | None = scores.n_for_mean_margin(mechanism, MEAN_TARGET_MARGIN)
+    except ValueError:
+        needed = None
+    return {
+        "target_margin": MEAN_TARGET_MARGIN,
+        "n_for_target_margin": needed,
+        "margins": [{"n": n, "margin": scores.mean_margin(mechanism, n)} for n in sizes],
+    }
+
+
 def question_results(
     question: Question, position: int, counts: list[int] | None, n: int
 ) -> QuestionResults:
@@ -166,6 +189,11 @@ def question_results(
       ``mle`` and ``consistent`` (Norm-Sub);
     - ``truth``: the true share the simulation was drawn from, for the simulated demo only
       (``Question.simulated_truth``); otherwise None.
+
+    ``mean_score``, for a kind whose answers are scored points 1..k (a rating scale): the
+    mean score with its 95% interval (``METHODS["mean_score"]``), its unclipped unbiased
+    value and standard error; None for other kinds. Without reports its estimate is None and
+    its interval the whole scale.
     """
     mechanism = question.mechanism()
     labels = question.labels()
@@ -188,7 +216,11 @@ def question_results(
         "large_margin": margin is not None and margin > WARN_MARGIN,
         "warning": False,
         "categories": None,
+        "mean_score": None,
     }
+    if question.question_kind.scored:
+        found = scores.mean_score(mechanism, counts or [0] * mechanism.k, n if counts else 0)
+        result["mean_score"] = found.to_dict()  # type: ignore[typeddict-item]
     if counts is None or n == 0:
         return result
     estimate = mechanism.estimate(counts, n)
@@ -232,9 +264,13 @@ CATEGORY_COLUMNS = [
 ]
 ADDED_CATEGORY_COLUMNS = ["consistent", "small_sample"]
 """Category columns added later: after the others, so that columns keep their positions."""
+MEAN_COLUMNS = ["score", "mean_score", "mean_score_ci_low", "mean_score_ci_high"]
+"""Rating scales: the answer's score (1..k) and the question's mean score with its interval,
+repeated on each of its rows; empty for other kinds."""
 ESTIMATE_COLUMNS = [
     "question", "question_text", "answer_index", "answer", "n", *CATEGORY_COLUMNS,
     "mechanism", "epsilon", *ADDED_CATEGORY_COLUMNS, "estimate_method", "interval_method",
+    *MEAN_COLUMNS,
 ]
 
 
@@ -243,12 +279,17 @@ def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
     yield ESTIMATE_COLUMNS
     methods = [results["methods"]["estimate"]["name"], results["methods"]["interval"]["name"]]
     for question in results["questions"]:
+        mean = question["mean_score"]
         for category in question["categories"] or []:
             yield [
                 question["position"], question["text"], category["index"], category["label"],
                 question["n"], *(category[key] for key in CATEGORY_COLUMNS),
                 question["mechanism"]["mechanism"], question["mechanism"]["epsilon"],
                 *(category[key] for key in ADDED_CATEGORY_COLUMNS), *methods,
+                *(
+                    ["", "", "", ""] if mean is None
+                    else [category["index"] + 1, mean["estimate"], mean["ci_low"], mean["ci_high"]]
+                ),
             ]
 
 
@@ -329,6 +370,9 @@ def export_metadata(survey: Survey) -> Metadata:
             "mechanism_label": mechanism.label,
             "reading": READING[mechanism.encoding],
             **other_tools(mechanism, report_columns(question, position)[0]),
+            "scores": (
+                list(range(1, mechanism.k + 1)) if question.question_kind.scored else None
+            ),
             "translations": {
                 language: {
                     key: texts["questions"][question.pk][key]

@@ -42,7 +42,7 @@ from surveys.models import (
 )
 from surveys.queries import revisions, schedule
 from surveys.queries.access import surveys_for
-from surveys.queries.results import TARGET_MARGIN, respondents_needed
+from surveys.queries.results import TARGET_MARGIN, mean_score_plan, respondents_needed
 from surveys.views.access import get_survey, researcher_required
 from surveys.views.common import survey_link
 
@@ -259,7 +259,8 @@ def _explain(
     Respondents needed are None beyond the planner's limit (``planner_limit``).
 
     ``grouping`` is None for an ordinary question; for a grouping question ("used for
-    breakdowns") it is ``_grouping``'s advice and planner within a group."""
+    breakdowns") it is ``_grouping``'s advice and planner within a group. ``mean_score``:
+    for a rating scale, the planner of its mean score (``mean_score_plan``); None otherwise."""
     mechanism = build_mechanism(kind, epsilon, k, override)
     reason = KINDS[kind].mechanism_reason(epsilon, k, override)
     at_share = share is not None
@@ -286,6 +287,7 @@ def _explain(
         ),
         "planner_limit": ldp.MAX_PLANNED_RESPONDENTS,
         "grouping": grouping,
+        "mean_score": mean_score_plan(mechanism, PLANNING_SIZES) if KINDS[kind].scored else None,
     }
 
 

@@ -49,3 +49,16 @@ test("a fieldset's control is found by its data-control, and an unknown one is r
   assert.equal(controlOf(choiceFieldset(2)), ANSWER_CONTROLS.one_choice);
   assert.throws(() => controlOf(choiceFieldset(2, { control: "slider" })), /no answer control named slider/);
 });
+
+test("a rating scale reads the chosen point's index, forgets it and shows it, as one choice does", () => {
+  const fieldset = choiceFieldset(5, { control: "rating_scale", question: "8" });
+  const control = controlOf(fieldset);
+  assert.equal(control, ANSWER_CONTROLS.rating_scale);
+  assert.equal(control.read(fieldset), undefined);
+  fieldset.radios[4].checked = true;
+  assert.equal(control.read(fieldset), 4);
+  control.highlight(fieldset);
+  assert.deepEqual(fieldset.options.map((o) => o.classList.has("border-primary")), [false, false, false, false, true]);
+  control.clear(fieldset);
+  assert.equal(control.read(fieldset), undefined);
+});

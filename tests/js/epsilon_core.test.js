@@ -11,6 +11,7 @@ import {
   groupingTexts,
   marginHeading,
   marginLines,
+  meanScoreText,
   oddsText,
   percent,
   planText,
@@ -41,6 +42,17 @@ test("it writes margins and the plan for this question", () => {
   assert.equal(planText(rare), "For ±5 points on a share near 5.0%: about 1,488 respondents. In the worst case: about 1,799 respondents.");
   assert.deepEqual(marginLines(rare), ["200 respondents: ±13.6 points (worst case ±15.0 points)"]);
   assert.equal(respondents(null, 1000), "more than 1,000 respondents, out of reach: raise epsilon or accept a wider margin");
+});
+
+test("it plans the mean score of a rating scale, and nothing for other kinds", () => {
+  assert.equal(meanScoreText(base), null);
+  const rating = { ...base, mean_score: { target_margin: 0.25, n_for_target_margin: 2345,
+    margins: [{ n: 200, margin: 0.861 }, { n: 1000, margin: 0.385 }] } };
+  assert.equal(meanScoreText(rating),
+    "Mean score, whatever the answers: ±0.86 points of the scale with 200 respondents; " +
+    "±0.39 points of the scale with 1,000 respondents. For ±0.25 points of the scale: about 2,345 respondents.");
+  const unreachable = { ...rating, mean_score: { ...rating.mean_score, n_for_target_margin: null } };
+  assert.match(meanScoreText(unreachable), /For ±0.25 points of the scale: more than 1,000,000,000 respondents, out of reach/);
 });
 
 test("it explains a grouping question within a group of the expected size", () => {
@@ -111,4 +123,6 @@ test("it asks the server about a grouping question only when the box is ticked",
   assert.equal(edited.get("question"), "12");
   const added = explainQuery({ epsilon: "1", kind: "yesno", survey: 7, question: null });
   assert.equal(added.get("question"), "");
+  const rating = explainQuery({ epsilon: "1", kind: "rating", choices: "A\nB", scalePoints: "7" });
+  assert.equal(rating.get("k"), "7");
 });

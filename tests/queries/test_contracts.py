@@ -3,8 +3,7 @@ have exactly the fields their TypedDicts declare, and the docs name every one.""
 
 import re
 from pathlib import Path
-from types import UnionType
-from typing import get_args, get_origin, get_type_hints, is_typeddict
+from typing import get_type_hints, is_typeddict
 
 import pytest
 
@@ -12,6 +11,7 @@ from surveys.actions.simulate import simulate_responses
 from surveys.queries import contracts
 from surveys.queries.breakdowns import breakdown_results
 from surveys.queries.results import export_metadata, survey_results
+from tests.helpers import assert_shape
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -22,7 +22,7 @@ DOCUMENTED_IN = {
         contracts.CategoryResults, contracts.BreakdownResults, contracts.BreakdownSurvey,
         contracts.BreakdownQuestion, contracts.Group, contracts.GroupAnswer,
         contracts.Difference, contracts.DifferenceAnswer, contracts.Association,
-        contracts.BreakdownMethods,
+        contracts.BreakdownMethods, contracts.MeanScore, contracts.QuestionMeanScore,
     ],
     "exports.md": [contracts.Metadata, contracts.MetadataSurvey, contracts.QuestionMetadata],
 }
@@ -41,22 +41,6 @@ def test_the_docs_name_every_field(doc, shape):
     named = set(re.findall(r"`([a-z_]+)`", text)) | set(re.findall(r'"([a-z_]+)":', text))
     missing = set(get_type_hints(shape)) - named
     assert not missing, f"{doc} does not name {sorted(missing)} of {shape.__name__}"
-
-
-def assert_shape(value, shape):
-    """``value`` has exactly ``shape``'s keys, and so do its nested contracts."""
-    hints = get_type_hints(shape)
-    assert set(value) == set(hints), shape.__name__
-    for key, hint in hints.items():
-        if value[key] is None:
-            continue
-        options = get_args(hint) if get_origin(hint) is UnionType else (hint,)
-        for option in options:
-            if is_typeddict(option):
-                assert_shape(value[key], option)
-            elif get_origin(option) is list and is_typeddict(get_args(option)[0]):
-                for item in value[key]:
-                    assert_shape(item, get_args(option)[0])
 
 
 def test_the_json_has_exactly_the_declared_fields(researcher, make_survey):

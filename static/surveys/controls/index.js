@@ -4,8 +4,9 @@
 // answer never leaves the page: respond.js randomizes it (ldp.js) and sends only the report.
 
 import * as oneChoice from "./one_choice.js";
+import * as ratingScale from "./rating_scale.js";
 
-export const ANSWER_CONTROLS = { one_choice: oneChoice };
+export const ANSWER_CONTROLS = { one_choice: oneChoice, rating_scale: ratingScale };
 
 /** The control of a question's fieldset. */
 export function controlOf(fieldset) {
