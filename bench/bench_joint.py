@@ -19,6 +19,10 @@ with a unary question each respondent is randomized with ``perturb`` and counted
 - ``power``: rejection rate at 5% of the association test at this truth; ``size``: its
   rejection rate under independence (the same group shares and overall answer shares, Pi =
   row totals x column totals), also from R studies;
+- ``clip``: the share of cell and share intervals whose unbiased estimate lay outside
+  [0, 1] (a share's: N outside [0, D]) and was tested at the nearer end instead
+  (``joint._score_interval``), and ``|clip``: the coverage of those intervals alone, over
+  all their cells; ``flat``: how many intervals had no width (under 1e-4) in all studies;
 - ``bias``: the largest |mean - truth| / (Monte-Carlo standard error) over cells of the
   unbiased joint, and of the headline (maximum-likelihood) joint relative to its own
   standard deviation (its bias near 0 is the price of staying non-negative);
@@ -27,7 +31,8 @@ with a unary question each respondent is randomized with ``perturb`` and counted
 
 Flags: ``LOW`` when a coverage (worst cell) is below 0.93 at n >= 2000 or below 0.90 at
 n = 300; ``HIGH`` when above 0.97 at n >= 2000; ``SIZE`` when the size is outside
-0.05 +- 0.015. Then the time of ``breakdown()`` for 2x2, 14x2, 14x14 and 50x50 tables.
+0.05 +- 0.015; ``FLAT`` when an interval had no width. Then the time of ``breakdown()``
+for 2x2, 14x2, 14x14 and 50x50 tables.
 
 Fixed seeds; the default grid takes about 40 minutes on two cores (--quick: 200 replicates).
 """
@@ -88,6 +93,14 @@ TRUTHS = {
         lambda ea, eb: (ldp.randomized_response(ea), ldp.randomized_response(eb)),
         _rows([0.8, 0.2], [[0.95, 0.05], [0.75, 0.25]]),
     ),
+    "oue4x4": (
+        lambda ea, eb: (ldp.oue(ea, 4), ldp.oue(eb, 4)),
+        _rows(
+            [0.4, 0.3, 0.2, 0.1],
+            [[0.5, 0.3, 0.18, 0.02], [0.25, 0.25, 0.25, 0.25], [0.1, 0.2, 0.3, 0.4],
+             [0.02, 0.08, 0.2, 0.7]],
+        ),
+    ),
 }
 """name: (builder of the two mechanisms from the two epsilons, true joint Pi). Every truth
 has groups that differ and rare answers (5% or less somewhere)."""
@@ -130,6 +143,7 @@ def run_cell(task: tuple[str, int, int, int]) -> dict:
         key: [] for key in ("cell", "share", "share-d", "diff", "diff-d")
     }
     unbiased, headline, norm_sub, rejected, elapsed = [], [], [], [], 0.0
+    clipped_hits, clipped, flat = [], [], 0
     small: list[np.ndarray] = []
     for _ in range(replicates):
         counts = simulate(mech_a, mech_b, pi, n, rng)
@@ -157,6 +171,15 @@ def run_cell(task: tuple[str, int, int, int]) -> dict:
         ]))
         rejected.append(found.association.p_value < 0.05)
         unbiased.append(joint._unbiased(side_a, side_b, counts))
+        cell_clipped = (unbiased[-1] < 0) | (unbiased[-1] > 1)
+        totals = unbiased[-1].sum(axis=1, keepdims=True)
+        share_clipped = (totals > 0) & ((unbiased[-1] < 0) | (unbiased[-1] > totals))
+        clipped.append(np.concatenate([cell_clipped.ravel(), share_clipped.ravel()]))
+        clipped_hits.append(np.concatenate([
+            hits["cell"][-1][cell_clipped], hits["share"][-1][share_clipped]
+        ]))
+        flat += int(np.sum(found.joint_ci_high - found.joint_ci_low < 1e-4)
+                    + np.sum(found.share_ci_high - found.share_ci_low < 1e-4))
         headline.append(found.joint)
         norm_sub.append(ldp.project_simplex(unbiased[-1].ravel()).reshape(pi.shape))
     null = np.outer(pi.sum(axis=1), pi.sum(axis=0))
@@ -178,6 +201,10 @@ def run_cell(task: tuple[str, int, int, int]) -> dict:
             if (~small[:, g]).sum() >= replicates // 10]
     row["share|big"] = ((float(np.mean(kept)), float(np.min(kept))) if kept else (math.nan,) * 2)
     row["small"] = float(small.mean())
+    row["clip"] = float(np.mean(clipped))
+    pooled = np.concatenate(clipped_hits)
+    row["|clip"] = float(pooled.mean()) if pooled.size else math.nan
+    row["flat"] = flat
     row["power"] = float(np.mean(rejected))
     row["size"] = float(np.mean(null_rejected))
     mc_se = unbiased.std(axis=0) / math.sqrt(replicates)
@@ -208,6 +235,8 @@ def flags(row: dict) -> str:
             out.append(f"HIGH-{key}")
     if abs(row["size"] - 0.05) > 0.015:
         out.append("SIZE")
+    if row["flat"]:
+        out.append("FLAT")
     return " ".join(out)
 
 
@@ -238,9 +267,11 @@ def main() -> None:
     parser.add_argument("--replicates", type=int, default=1000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--quick", action="store_true", help="200 replicates")
+    parser.add_argument("--truths", nargs="*", choices=list(TRUTHS), default=list(TRUTHS),
+                        help="only these truths")
     args = parser.parse_args()
     replicates = 200 if args.quick else args.replicates
-    tasks = [(name, e, n, replicates) for name in TRUTHS for e in range(len(EPSILONS))
+    tasks = [(name, e, n, replicates) for name in args.truths for e in range(len(EPSILONS))
              for n in SIZES]
     started = time.perf_counter()
     with ProcessPoolExecutor(args.workers) as pool:
@@ -249,7 +280,7 @@ def main() -> None:
           "cells / worst cell, each +- its Monte-Carlo standard error.")
     print(f"{'truth':<8}{'epsA,B':>8}{'n':>7} {'cell':>11} {'share':>11} {'share|big':>11} "
           f"{'share-d':>11} {'diff':>11} {'diff-d':>11} {'small':>5} {'power':>6} {'size':>6} "
-          f"{'bias':>10} {'mse':>5} {'ms':>5}  flags")
+          f"{'clip':>5} {'|clip':>5} {'flat':>4} {'bias':>10} {'mse':>5} {'ms':>5}  flags")
     for row in rows:
         def pair(key: str, row: dict = row) -> str:
             return f"{row[key][0]:.3f}/{row[key][1]:.3f}"
@@ -259,6 +290,7 @@ def main() -> None:
               f" {pair('share|big'):>11} {pair('share-d'):>11} "
               f"{pair('diff'):>11} {pair('diff-d'):>11} {row['small']:>5.2f} "
               f"{row['power']:>6.3f} {row['size']:>6.3f} "
+              f"{row['clip']:>5.3f} {row['|clip']:>5.3f} {row['flat']:>4} "
               f"{row['bias_unbiased']:>4.1f}/{row['bias_headline']:<5.2f} {row['mse']:>5.2f} "
               f"{1000 * row['time']:>5.1f}  {flags(row)}")
     print(f"Monte-Carlo standard error of a coverage near 0.95: {se(0.95, replicates):.3f}; "

@@ -537,9 +537,19 @@ def _score_interval(
     Fieller's interval with the variance taken at the hypothesised share instead of the
     estimated one.
 
+    An estimate below 0 or above ``scale`` (a ratio estimate / scale outside [0, 1], which
+    randomization makes possible) is tested as 0 or ``scale``: the test could otherwise
+    reject every t, or accept only t within a hair of 0 or 1, and the interval would have
+    no width. Clipped, the interval contains the one the estimate had (the ends move
+    monotonically with the estimate), so coverage can only rise (docs/ldp.md). Where
+    ``scale`` is 0 or below (a group estimated empty or smaller), the interval is [0, 1].
+
     The hull of the accepted trial values (``_GRID`` and the point estimate
     clip(estimate / scale, 0, 1), so that narrow intervals are found too), each end refined
-    by bisection towards its rejected neighbour; NaN where no trial value is accepted."""
+    by bisection towards its rejected neighbour; NaN where no trial value is accepted (a
+    variance estimated below 0)."""
+    unknown = scale <= 0
+    estimate = np.clip(estimate, 0, np.maximum(scale, 0))
     z2 = z * z
     c0, c1, c2, c3 = np.moveaxis(variance, -1, 0)
     coefficients = [
@@ -580,7 +590,8 @@ def _score_interval(
     above = _GRID[np.clip(np.floor(high * last).astype(int) + 1, 0, last)]
     low = np.where(low > 0, refine(low, below), 0.0)
     high = np.where(high < 1, refine(high, above), 1.0)
-    return np.where(none, np.nan, low), np.where(none, np.nan, high)
+    low, high = np.where(unknown, 0.0, low), np.where(unknown, 1.0, high)
+    return np.where(none & ~unknown, np.nan, low), np.where(none & ~unknown, np.nan, high)
 
 
 def _widen(

@@ -324,6 +324,53 @@ def test_score_interval_is_wilsons_without_randomization():
         assert high[0] == pytest.approx((centre + half) / (1 + z * z / n), abs=1e-12)
 
 
+
+def test_an_estimate_beyond_0_or_1_is_tested_at_the_nearer_end():
+    """A cell's unbiased estimate below 0 gets the interval of the estimate 0, one above 1
+    that of 1 (Wilson's, without randomization): never empty, never a point."""
+    variance = np.array([[0.0, 1.0, -1.0, 0.0]] * 4)
+    low, high = joint._score_interval(
+        np.array([-0.3, 0.0, 1.4, 1.0]), np.ones(4), variance, 50, 1.96
+    )
+    assert low[0] == low[1] == 0 and high[0] == high[1] == pytest.approx(1.96**2 / (50 + 1.96**2))
+    assert high[2] == high[3] == 1 and low[2] == low[3] == pytest.approx(50 / (50 + 1.96**2))
+
+
+def test_a_share_of_a_group_estimated_empty_can_be_anything():
+    """Where the group's unbiased size is 0 or below, the share's interval is [0, 1],
+    whatever the cell's estimate."""
+    low, high = joint._score_interval(
+        np.array([1.5, -2.0]), np.array([-0.1, 0.0]), np.array([[0.5, 1.0, -1.0, 0.2]] * 2),
+        300, 1.96,
+    )
+    assert low.tolist() == [0.0, 0.0] and high.tolist() == [1.0, 1.0]
+
+
+def test_no_interval_has_zero_width_when_noise_swamps_the_cells():
+    """Two 4-answer questions randomized by unary encoding at epsilon 0.5 and 1, n = 300:
+    unbiased cells fall below 0 or above their group's size in many studies, where the
+    test used to reject every value (intervals like [7e-07, 7e-07]). 100 studies: every cell
+    and share interval is at least 1e-4 wide and contains its headline."""
+    pi = within([0.4, 0.3, 0.2, 0.1], [[0.5, 0.3, 0.18, 0.02], [0.25] * 4,
+                                       [0.1, 0.2, 0.3, 0.4], [0.02, 0.08, 0.2, 0.7]])
+    rng = np.random.default_rng(20261126)
+    clipped = 0
+    for epsilon in (0.5, 1.0):
+        mech = ldp.oue(epsilon, 4)
+        for _ in range(50):
+            counts = simulate(mech, mech, pi, 300, rng)
+            found = joint.breakdown(mech, mech, counts)
+            unbiased = joint._unbiased(joint._Side(mech), joint._Side(mech), counts)
+            clipped += int(np.sum((unbiased < 0) | (unbiased > unbiased.sum(axis=1)[:, None])))
+            for low, high, estimate in (
+                (found.joint_ci_low, found.joint_ci_high, found.joint),
+                (found.share_ci_low, found.share_ci_high, found.share),
+            ):
+                assert np.all(high - low >= 1e-4)
+                known = ~np.isnan(estimate)
+                assert np.all((low[known] <= estimate[known]) & (estimate[known] <= high[known]))
+    assert clipped > 100  # the case this test is about is common here
+
 # Coverage and the association test --------------------------------------------------------------
 
 
