@@ -147,6 +147,8 @@ function toggleFields() {
     const scaleRow = field(name)?.closest(".mb-3");
     if (scaleRow) scaleRow.hidden = kind !== "rating";
   }
+  const anchor = field("known_percent")?.closest(".mb-3");
+  if (anchor) anchor.hidden = kind !== "yesno";
   const override = field("mechanism_override")?.closest(".mb-3");
   if (override) override.hidden = field("kind").value === "yesno";
   groupRow.hidden = !grouping();

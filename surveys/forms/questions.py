@@ -28,6 +28,19 @@ class QuestionForm(forms.ModelForm):
         ),
     )
 
+    known_percent = forms.FloatField(
+        label=_("Known true share of “Yes”, in % (optional: a validation anchor)"),
+        required=False,
+        min_value=0,
+        max_value=100,
+        widget=forms.NumberInput(attrs={"step": "any", "inputmode": "decimal"}),
+        help_text=_(
+            "For a control question whose true answer you know, such as 0 for “Have you "
+            "ever been to Mars?” or a share from official figures. The results test the "
+            "answers against it, to detect careless or misunderstood answering. Yes/no "
+            "questions only."
+        ),
+    )
     scale_points = forms.TypedChoiceField(
         label=_("Points on the scale"),
         choices=[(points, str(points)) for points in kinds.SCALE_POINTS],
@@ -90,6 +103,8 @@ class QuestionForm(forms.ModelForm):
                 self.initial.update(
                     scale_points=len(labels), scale_low=labels[0], scale_high=labels[-1]
                 )
+        if self.instance.known_share is not None:
+            self.initial["known_percent"] = 100 * self.instance.known_share
         if not policy.allow_mechanism_override:
             del self.fields["mechanism_override"]
         self.helper = FormHelper()
@@ -108,6 +123,12 @@ class QuestionForm(forms.ModelForm):
                 cleaned.get("scale_low", ""),
                 cleaned.get("scale_high", ""),
             )
+        if kind is not None and kind.anchor_answer is None and (
+            cleaned.get("known_percent") is not None
+        ):
+            self.add_error(
+                "known_percent", gettext("Only yes/no questions can be validation anchors.")
+            )
         if kind is not None:
             field = "scale_low" if kind.scored else "choices"
             for problem in kind.answer_problems(cleaned.get("choices", [])):
@@ -116,4 +137,7 @@ class QuestionForm(forms.ModelForm):
 
     def save(self, commit: bool = True) -> Question:
         """The question with its answers, through ``surveys.actions.questions``."""
-        return save_question(super().save(commit=False), self.cleaned_data["choices"])
+        question = super().save(commit=False)
+        known = self.cleaned_data.get("known_percent")
+        question.known_share = None if known is None else known / 100
+        return save_question(question, self.cleaned_data["choices"])

@@ -3,7 +3,8 @@
 ``{{ 0.0001|epsilon }}`` is "0.0001" (``{{ 1.0|epsilon }}`` "1", ``{{ 2.25|epsilon }}``
 "2.25"), ``{{ 1799000|thousands }}`` "1,799,000" (counts) and ``{{ 0.1234|percent }}``
 "12.3%" (shares), ``{{ 3.456|score }}`` "3.46" and ``{{ -0.5|signed_score }}`` "−0.50" (mean
-scores of rating scales and their differences); ``{% load numbers %}`` makes them template
+scores of rating scales and their differences), ``{{ 0.0123|p_value }}`` "p = 0.012" (tests);
+``{% load numbers %}`` makes them template
 filters. Views call them. The authoring panel's script mirrors them
 (static/surveys/epsilon_core.js: ``epsilonText``, ``count``, ``percent``).
 """
@@ -42,6 +43,13 @@ def percent(proportion: float | None) -> str:
 def score(value: float | None) -> str:
     """A mean score on a rating scale (points 1..k) with two decimals: "3.46"."""
     return UNKNOWN if value is None else f"{value:.2f}"
+
+
+def p_value(value: float | None) -> str:
+    """A test's p-value: "p = 0.012", or "p < 0.001" below that."""
+    if value is None:
+        return UNKNOWN
+    return "p < 0.001" if value < 0.001 else f"p = {value:.3f}"
 
 
 def signed_score(value: float | None) -> str:

@@ -56,6 +56,9 @@ class QuestionKind:
     scored: bool = False
     """Whether its answers are the ordered points 1..k of a scale, whose mean score results
     and breakdowns show (``surveys.ldp.scores``)."""
+    anchor_answer: int | None = None
+    """The answer whose true share a validation anchor states (``Question.known_share``;
+    ``surveys.ldp.anchors``), or None where this kind cannot be an anchor."""
 
     @property
     def answer_template(self) -> str:

@@ -25,4 +25,5 @@ YES_NO = YesNoKind(
     choices=False,
     fixed_answers=YES_NO_ANSWERS,
     headline_template="surveys/results/kinds/yesno.html",
+    anchor_answer=1,
 )

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.validators import MinValueValidator, URLValidator
+from django.core.validators import MaxValueValidator, MinValueValidator, URLValidator
 from django.db import models
 from django.db.models import Sum
 from django.urls import reverse
@@ -185,6 +185,16 @@ class Question(models.Model):
             "A question that sorts respondents into groups (faculty, year of study, age "
             "band), so that other questions can be broken down by it. It usually deserves a "
             "larger epsilon: it is less sensitive, and every group's figures rest on it."
+        ),
+    )
+    known_share = models.FloatField(
+        _("known true share"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+        help_text=_(
+            "A validation anchor: the true share of “Yes” when it is known from elsewhere "
+            "(0 for “Have you ever been to Mars?”). The results test the answers against it."
         ),
     )
     # The mechanism's full specification, frozen when the survey opens. Reports were

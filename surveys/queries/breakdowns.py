@@ -19,6 +19,7 @@ from django.core.cache import cache
 from django.db.models import F, Func, TextField
 
 from surveys import ldp
+from surveys.helpers import numbers
 from surveys.ldp import joint, scores
 from surveys.models import PairTally, Question, Survey
 from surveys.queries.contracts import BreakdownQuestion, BreakdownResults, MeanScore
@@ -248,7 +249,7 @@ def association_summary(p_value: float) -> str:
     """The association test in words."""
     if not np.isfinite(p_value):
         return "No test yet: there are too few responses."
-    shown = "p < 0.001" if p_value < 0.001 else f"p = {p_value:.3f}"
+    shown = numbers.p_value(p_value)
     if p_value < SIGNIFICANCE:
         return f"Evidence that the answers differ between the groups ({shown})."
     return (

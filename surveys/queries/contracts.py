@@ -63,6 +63,16 @@ class QuestionMeanScore(MeanScore):
     std_error: float | None
 
 
+class Anchor(TypedDict):
+    answer: str
+    known: float
+    p_value: float | None
+    agrees: bool
+    careless: float | None
+    careless_low: float | None
+    careless_high: float | None
+
+
 class QuestionResults(TypedDict):
     id: int
     position: int
@@ -81,6 +91,7 @@ class QuestionResults(TypedDict):
     warning: bool
     categories: list[CategoryResults] | None
     mean_score: QuestionMeanScore | None  # rating scales only (points 1..k)
+    anchor: Anchor | None  # validation anchors only (a known true share)
 
 
 class SurveyResults(TypedDict):

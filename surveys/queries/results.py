@@ -21,7 +21,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from surveys import ldp
-from surveys.ldp import scores
+from surveys.ldp import anchors, scores
 from surveys.models import Question, Survey, Tally, total_epsilon
 from surveys.queries import revisions
 from surveys.queries.contracts import Metadata, QuestionResults, SurveyResults
@@ -46,7 +46,7 @@ METHODS = {
 }
 """How the headline estimates and their intervals are made, for the pages and the JSON."""
 
-RESULTS_VERSION = 6
+RESULTS_VERSION = 7
 """Part of every snapshot, so that results (and result cards) cached by a version of the
 site that computed or showed other fields are never served: bump it when they change."""
 
@@ -194,6 +194,12 @@ def question_results(
     mean score with its 95% interval (``METHODS["mean_score"]``), its unclipped unbiased
     value and standard error; None for other kinds. Without reports its estimate is None and
     its interval the whole scale.
+
+    ``anchor``, for a validation anchor (a question with ``known_share``): the answer whose
+    share is known, ``known``, the exact test's ``p_value``, whether the answer's 95%
+    interval ``agrees`` with it, and the estimated share of ``careless`` respondents with its
+    interval (``surveys.ldp.anchors``); None for other questions, and its figures None
+    without reports.
     """
     mechanism = question.mechanism()
     labels = question.labels()
@@ -217,13 +223,16 @@ def question_results(
         "warning": False,
         "categories": None,
         "mean_score": None,
+        "anchor": None,
     }
     if question.question_kind.scored:
         found = scores.mean_score(mechanism, counts or [0] * mechanism.k, n if counts else 0)
         result["mean_score"] = found.to_dict()  # type: ignore[typeddict-item]
     if counts is None or n == 0:
+        result["anchor"] = _anchor(question, mechanism, mechanism.estimate([0] * mechanism.k, 0))
         return result
     estimate = mechanism.estimate(counts, n)
+    result["anchor"] = _anchor(question, mechanism, estimate)
     wald = ldp.Z95 * estimate.std_errors
     unbiased_low = (estimate.proportions - wald).clip(0, 1)
     unbiased_high = (estimate.proportions + wald).clip(0, 1)
@@ -250,6 +259,15 @@ def question_results(
     result["small_sample"] = bool(estimate.small_sample.any())
     result["warning"] = result["small_sample"] or result["large_margin"]
     return result
+
+
+def _anchor(question: Question, mechanism: ldp.Mechanism, estimate: ldp.Estimate) -> Any:
+    """A validation anchor's check (``contracts.Anchor``), or None for another question."""
+    if question.known_share is None:
+        return None
+    answer = question.question_kind.anchor_answer
+    found = anchors.check_anchor(mechanism, estimate, answer, question.known_share)
+    return {"answer": question.labels()[answer], **found.to_dict()}
 
 
 def shows_truth(question: QuestionResults) -> bool:

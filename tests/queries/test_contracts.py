@@ -23,6 +23,7 @@ DOCUMENTED_IN = {
         contracts.BreakdownQuestion, contracts.Group, contracts.GroupAnswer,
         contracts.Difference, contracts.DifferenceAnswer, contracts.Association,
         contracts.BreakdownMethods, contracts.MeanScore, contracts.QuestionMeanScore,
+        contracts.Anchor,
     ],
     "exports.md": [contracts.Metadata, contracts.MetadataSurvey, contracts.QuestionMetadata],
 }
