@@ -16,6 +16,7 @@ from surveys.actions.wording import correct
 from surveys.forms import TranslationForm
 from surveys.models import Submission, Survey, SurveyTranslation, validate_translation_texts
 from surveys.queries import revisions
+from surveys.queries.results import export_metadata
 from tests.helpers import KEY, questions
 
 pytestmark = pytest.mark.django_db
@@ -274,3 +275,15 @@ def test_the_wording_page_corrects_the_study_texts(client, researcher, make_surv
     assert client.post(url, data).status_code == 302
     survey.refresh_from_db()
     assert survey.study_by == "Faculty of Medicine"
+
+
+def test_the_metadata_export_names_the_study_and_its_consent(researcher, make_survey):
+    survey = about(make_survey(researcher, status="open"), consent=True)
+    SurveyTranslation.objects.create(survey=survey, language="de",
+                                     texts={"study_by": "Institut für Psychologie"})
+    metadata = export_metadata(survey)
+    assert {name: metadata["survey"][name] for name in STUDY} == STUDY
+    assert metadata["survey"]["consent_required"] is True
+    german = metadata["survey"]["translations"]["de"]
+    assert german["study_by"] == "Institut für Psychologie"
+    assert german["ethics_reference"] == STUDY["ethics_reference"]  # the main language's
