@@ -172,7 +172,7 @@ def visible_sentences(page) -> list[str]:
     return [s for s in sentences if s and s not in seen["controls"]]
 
 
-@pytest.mark.parametrize("language", ["en", "es"])
+@pytest.mark.parametrize("language", ["en", "es", "fr", "de"])
 def test_no_sentence_is_said_twice(browser, live_server, researcher, make_survey, language):
     one_question = make_survey(researcher, status="open")
     one_question.questions.filter(kind="categorical").delete()
