@@ -52,7 +52,7 @@ from surveys.helpers.privacy_words import (
 )
 from surveys.helpers.ratelimit import is_limited
 from surveys.helpers.times import respondent_time
-from surveys.models import Invitation, Survey
+from surveys.models import STUDY_TEXTS, Invitation, Survey
 from surveys.queries import schedule
 from surveys.queries.wording import wording
 from surveys.views.access import get_survey, researcher_required
@@ -175,8 +175,8 @@ def respond_context(
     stored (None: the thank-you page); what the page says about the study (who runs it, its
     contact as a link, its ethics approval) and whether respondents must agree to take part
     before answering (`consent_required`: only the page knows whether they did; nothing of it
-    is sent). Works for drafts too (`preview=True` shows a banner and
-    sends nothing). Nothing here sets a cookie."""
+    is sent). Works for drafts too (`preview=True` shows a banner and sends nothing). Nothing
+    here sets a cookie."""
     ordered = list(survey.ordered_questions())
     words = wording(survey, ordered, request.LANGUAGE_CODE)
     questions, browser_questions = [], []
@@ -207,13 +207,8 @@ def respond_context(
         "title_lang": words["lang"],
         "introduction": words["introduction"],
         "introduction_lang": words["introduction_lang"],
-        "study_by": words["study_by"],
-        "study_by_lang": words["study_by_lang"],
-        "study_contact": words["study_contact"],
-        "study_contact_lang": words["study_contact_lang"],
+        **{key: words[key] for name in STUDY_TEXTS for key in (name, f"{name}_lang")},
         "contact_link": contact_link(words["study_contact"]),
-        "ethics_reference": words["ethics_reference"],
-        "ethics_reference_lang": words["ethics_reference_lang"],
         "consent_required": survey.consent_required,
         "questions": questions,
         "protection": describe_survey_protection([q["mechanism"] for q in questions]),
