@@ -136,11 +136,31 @@ function setAnswering(enabled) {
   }
 }
 
+// The consent box, when the survey asks for one. Whether it is ticked stays in this page:
+// it gates answering and sending, and nothing of it is ever sent or stored.
+const consentBox = document.getElementById("consent-box");
+
+function consented() {
+  return !consentBox || consentBox.checked;
+}
+
+/** Answering (and, unless a preview, sending) open while the respondent agrees to take part. */
+function allowAnswering() {
+  const allowed = consented();
+  setAnswering(allowed);
+  if (consentBox) {
+    consentBox.disabled = false;
+    document.getElementById("consent-note").hidden = allowed;
+  }
+  if (!data.preview) document.getElementById("send-answers").disabled = !allowed;
+}
+
 /** The read-only view of what this browser sent: no question to answer, and a button only
  * to send the very same body again while the server has not confirmed it. */
 function showAnswered() {
   clearAnswers();
   setAnswering(false);
+  if (consentBox) consentBox.disabled = true;
   document.getElementById("answering").hidden = true;
   document.getElementById("send-answers").disabled = true;
   const notice = document.getElementById("already-answered");
@@ -228,8 +248,11 @@ function setUpAnswering() {
   }
   const resend = document.getElementById("resend-answers");
   resend.addEventListener("click", () => send(resend, document.getElementById("resend-status")));
+  consentBox?.addEventListener("change", () => {
+    if (!record?.reports && !sending) allowAnswering(); // drawn reports are final
+  });
   if (data.preview) {
-    setAnswering(true);
+    allowAnswering();
     updateProgress();
     return; // the button stays disabled: a preview sends nothing
   }
@@ -258,8 +281,7 @@ function render() {
     return;
   }
   updateProgress();
-  setAnswering(true);
-  document.getElementById("send-answers").disabled = false;
+  allowAnswering();
 }
 
 await catalogLoaded;

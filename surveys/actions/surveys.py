@@ -12,7 +12,7 @@ from django.db.models import Case, F, QuerySet, Value, When
 from django.utils import timezone
 
 from surveys.actions import wording
-from surveys.models import Choice, Question, Survey, SurveyTranslation, Tally
+from surveys.models import STUDY_TEXTS, Choice, Question, Survey, SurveyTranslation, Tally
 from surveys.queries import schedule
 
 
@@ -53,6 +53,8 @@ def duplicate_survey(survey: Survey) -> Survey:
             owner=survey.owner,
             title=f"{survey.title} (copy)"[:200],
             introduction=survey.introduction,
+            **{name: getattr(survey, name) for name in STUDY_TEXTS},
+            consent_required=survey.consent_required,
             invitation_only=survey.invitation_only,
             language=survey.language,
         )

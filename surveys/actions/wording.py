@@ -3,10 +3,11 @@ respondents saw (read by ``surveys.queries.revisions``).
 
 Once a survey opens, its questions, choices, epsilons and mechanisms are frozen (reports were
 randomized with them), but its texts may still be corrected: the title, the introduction,
-each question's text and help text, and each answer's label (``correct``), and its
-translations. Every wording is kept as a ``WordingRevision``, from the first, taken when the
-survey opens (``on_open``); a survey opened before revisions were kept gets its first one,
-dated from its opening, just before its wording first changes (``baseline``).
+the texts about the study (who runs it, its contact, its ethics approval), each question's
+text and help text, and each answer's label (``correct``), and its translations. Every
+wording is kept as a ``WordingRevision``, from the first, taken when the survey opens
+(``on_open``); a survey opened before revisions were kept gets its first one, dated from its
+opening, just before its wording first changes (``baseline``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from django.utils.translation import gettext_lazy
 
 from surveys.models import (
     QUESTION_TEXTS,
+    STUDY_TEXTS,
     SURVEY_TEXTS,
     Choice,
     Question,
@@ -119,9 +121,10 @@ def _lock(survey: Survey) -> None:
 def correct(survey: Survey, texts: object, author=None) -> WordingRevision | None:
     """Correct the opened ``survey``'s main-language texts (by ``author``, a user or None).
 
-    ``texts``: ``{"title": str, "introduction": str, "questions": {"<question id>": {"text":
-    str, "help_text": str, "labels": [str, ...]}}}``, every key optional (a missing text stays
-    as it is); ``labels`` gives every label of a multiple-choice question, in order.
+    ``texts``: ``{"title": str, "introduction": str, "study_by": str, "study_contact": str,
+    "ethics_reference": str, "questions": {"<question id>": {"text": str, "help_text": str,
+    "labels": [str, ...]}}}``, every key optional (a missing text stays as it is); ``labels``
+    gives every label of a multiple-choice question, in order.
 
     In one transaction, with the survey's row locked: checks everything, then updates the
     texts with queryset updates (the frozen check of ``save`` is for questions and choices as
@@ -130,8 +133,8 @@ def correct(survey: Survey, texts: object, author=None) -> WordingRevision | Non
     stores nothing. Raises ValidationError, storing nothing, for anything but these texts:
     ``MECHANISM_MESSAGE`` (code "mechanism") for a change of the number or order of answers,
     of a yes/no question's labels, of a question's type, epsilon or mechanism; otherwise a
-    dict of errors keyed like the wording form's fields ("title", "q<id>-text",
-    "q<id>-label<i>").
+    dict of errors keyed like the wording form's fields ("title", "study_contact",
+    "q<id>-text", "q<id>-label<i>").
     """
     if survey.is_draft:  # nobody saw its wording: its own pages change anything about it
         raise ValidationError(_("Only an opened survey's wording is corrected."), code="draft")
@@ -166,8 +169,8 @@ def _unknown(keys: set[str]) -> ValidationError:
     if keys & MECHANISM_KEYS:
         return _refuse_mechanism()
     return ValidationError({NON_FIELD_ERRORS: [ValidationError(
-        _("Only texts can be corrected: the title, the introduction, and each question's text, "
-          "help text and answer labels (not %(keys)s)."),
+        _("Only texts can be corrected: the title, the introduction, the texts about the study, "
+          "and each question's text, help text and answer labels (not %(keys)s)."),
         code="unknown", params={"keys": ", ".join(sorted(keys))},
     )]})
 
@@ -206,13 +209,23 @@ def _plan(
             )
         return value
 
-    title = text("title", texts.get("title"), survey.title, max_length(Survey, "title"), True)
-    introduction = text("introduction", texts.get("introduction"), survey.introduction, None,
-                        False)
+    survey_texts = {
+        "title": text("title", texts.get("title"), survey.title, max_length(Survey, "title"),
+                      True),
+        "introduction": text("introduction", texts.get("introduction"), survey.introduction,
+                             None, False),
+    }
+    for name in STUDY_TEXTS:
+        value = text(name, texts.get(name), getattr(survey, name), max_length(Survey, name),
+                     False)
+        if name not in errors:
+            try:  # a contact: an e-mail or web address
+                Survey._meta.get_field(name).run_validators(value)
+            except ValidationError as error:
+                errors.setdefault(name, []).extend(error.messages)
+        survey_texts[name] = value
     survey_changes = {
-        field: value
-        for field, value in (("title", title), ("introduction", introduction))
-        if value != getattr(survey, field)
+        field: value for field, value in survey_texts.items() if value != getattr(survey, field)
     }
     question_changes: dict[int, dict[str, str]] = {}
     label_changes: dict[int, str] = {}

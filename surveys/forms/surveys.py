@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 
 from surveys.helpers.numbers import thousands
 from surveys.helpers.times import researcher_time
-from surveys.models import Survey
+from surveys.models import STUDY_TEXTS, Survey
 
 WEB_LINK_ONLY = _(
     "Enter a full web link starting with https:// (or http://), for example "
@@ -24,6 +24,10 @@ SCHEDULE_FIELDS = ["opens_at", "closes_at", "response_target", "completion_url",
                    "thank_you_message"]
 """The survey's schedule and distribution: not mechanism settings, so editable while it is
 open (``surveys.queries.schedule``)."""
+
+ABOUT_FIELDS = [*STUDY_TEXTS, "consent_required"]
+"""What respondents read about the study before the questions, and whether they must agree
+to take part first."""
 
 MINUTES = "%Y-%m-%dT%H:%M"  # what the browser's datetime-local input sends and shows
 
@@ -52,7 +56,8 @@ class SurveyForm(forms.ModelForm):
 
     class Meta:
         model = Survey
-        fields = ["title", "language", "introduction", "invitation_only", *SCHEDULE_FIELDS]
+        fields = ["title", "language", "introduction", *ABOUT_FIELDS, "invitation_only",
+                  *SCHEDULE_FIELDS]
         widgets = {
             "introduction": forms.Textarea(attrs={"rows": 4}),
             "opens_at": forms.DateTimeInput(attrs={"type": "datetime-local"}, format=MINUTES),
@@ -100,7 +105,8 @@ class SurveyForm(forms.ModelForm):
         self.helper = FormHelper()
         self.helper.form_tag = False
         self.helper.layout = Layout(
-            *[name for name in self.fields if name not in SCHEDULE_FIELDS],
+            *[name for name in self.fields if name not in SCHEDULE_FIELDS + ABOUT_FIELDS],
+            Fieldset(gettext("About the study"), *ABOUT_FIELDS, css_id="about-the-study"),
             Fieldset(
                 gettext("Schedule and distribution"),
                 HTML(

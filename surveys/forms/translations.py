@@ -6,10 +6,11 @@ from crispy_forms.helper import FormHelper
 from crispy_forms.layout import Fieldset, Layout
 from django import forms
 from django.utils.html import format_html
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
 from surveys.helpers.languages import language_name
-from surveys.models import Choice, Question, Survey, max_length
+from surveys.models import STUDY_TEXTS, Choice, Question, Survey, max_length
 from surveys.queries.wording import translate
 
 
@@ -32,7 +33,9 @@ class TranslationForm(forms.Form):
         translated = translate(survey, questions, language, texts)
         self.main_name = language_name(survey.language)
 
-        def add(name: str, label: str, main: str, value: str, lang: str, limit=None) -> list:
+        def add(
+            name: str, label: str, main: str, value: str, lang: str, limit=None, validators=()
+        ) -> list:
             """The field ``name`` (none if the main text is blank), initially ``value`` if
             it is the translation's."""
             if not main.strip():
@@ -41,6 +44,7 @@ class TranslationForm(forms.Form):
             widget = forms.TextInput(attrs) if limit else forms.Textarea(attrs | {"rows": 4})
             self.fields[name] = forms.CharField(
                 label=label, required=False, max_length=limit, widget=widget,
+                validators=list(validators),
                 help_text=format_html(
                     '{}: <span lang="{}">{}</span>', self.main_name, survey.language, main
                 ),
@@ -48,12 +52,19 @@ class TranslationForm(forms.Form):
             self.initial[name] = value if lang == language else ""
             return [name]
 
+        about = []  # the texts about the study; a contact is an e-mail or web address
+        for text in STUDY_TEXTS:
+            field = Survey._meta.get_field(text)
+            about += add(text, capfirst(field.verbose_name), getattr(survey, text),
+                         translated[text], translated[f"{text}_lang"], field.max_length,
+                         field.validators)
         layout = [Fieldset(
             _("Survey"),
             *add("title", _("Title"), survey.title, translated["title"], translated["lang"],
                  max_length(Survey, "title")),
             *add("introduction", _("Introduction"), survey.introduction,
                  translated["introduction"], translated["introduction_lang"]),
+            *about,
         )]
         for position, question in enumerate(questions, start=1):
             shown = translated["questions"][question.pk]
@@ -98,5 +109,6 @@ class TranslationForm(forms.Form):
         return {
             "title": data.get("title", ""),
             "introduction": data.get("introduction", ""),
+            **{text: data.get(text, "") for text in STUDY_TEXTS},
             "questions": questions,
         }

@@ -103,33 +103,24 @@ def describe_protection(mechanism: ldp.Mechanism) -> str:
 
 
 def describe_survey_protection(mechanisms: list[ldp.Mechanism]) -> str:
-    """A summary for a whole survey: the range of chances that a true answer gets through
-    and the largest odds ratio over its questions (by how much the most revealing received
-    answer favours one true answer over another). Empty for no questions."""
-    if not mechanisms:
-        return ""
+    """A summary for a whole survey: the range of chances that a true answer gets through.
+    Empty for no questions, and when every question sends a row of boxes (no such chance).
+    The odds are ``survey_odds``'s, said once on the page, not here again."""
     chances = [
         chance
         for m in mechanisms
         if m.encoding != "unary"
         for chance in ((m.p, m.q) if m.encoding == "bit" else (m.p,))
     ]
-    worst = max(_odds_limit(m) for m in mechanisms)
-    odds = _(
-        "Whatever we receive is at most %(ratio)s times more likely to come from someone with "
-        "one true answer than from someone with another."
-    ) % {"ratio": times(worst)}
     if not chances:
-        return odds
+        return ""
     low, high = min(chances), max(chances)
     if percent(low) == percent(high):
-        chance = _("We receive your true answer in %(p)s of cases.") % {"p": percent(low)}
-    else:
-        chance = _(
-            "Depending on the question, we receive your true answer in %(low)s to %(high)s of "
-            "cases."
-        ) % {"low": percent(low), "high": percent(high)}
-    return f"{chance} {odds}"
+        return _("We receive your true answer in %(p)s of cases.") % {"p": percent(low)}
+    return _(
+        "Depending on the question, we receive your true answer in %(low)s to %(high)s of "
+        "cases."
+    ) % {"low": percent(low), "high": percent(high)}
 
 
 def _odds_limit(mechanism: ldp.Mechanism) -> float:

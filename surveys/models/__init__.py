@@ -23,6 +23,7 @@ from surveys.models.sharing import SurveyShare
 from surveys.models.survey import (
     FROZEN_MESSAGE,
     PUBLIC_TOKEN,
+    STUDY_TEXTS,
     TOTAL_EPSILON,
     Choice,
     Question,
@@ -32,6 +33,7 @@ from surveys.models.survey import (
     new_public_id,
     refuse_if_frozen,
     total_epsilon,
+    validate_contact,
 )
 from surveys.models.texts import (
     QUESTION_TEXTS,
@@ -42,9 +44,10 @@ from surveys.models.texts import (
 )
 
 __all__ = [
-    "EPSILON_TOO_SMALL", "FROZEN_MESSAGE", "PUBLIC_TOKEN", "QUESTION_TEXTS", "SURVEY_TEXTS",
+    "EPSILON_TOO_SMALL", "FROZEN_MESSAGE", "PUBLIC_TOKEN", "QUESTION_TEXTS", "STUDY_TEXTS",
+    "SURVEY_TEXTS",
     "TOTAL_EPSILON", "Choice", "Invitation", "PairTally", "PrivacyPolicy", "Question",
     "Submission", "Survey", "SurveyShare", "SurveyTranslation", "Tally", "WordingRevision",
     "build_mechanism", "epsilon_too_small", "max_length", "new_public_id", "refuse_if_frozen",
-    "total_epsilon", "validate_epsilon_value", "validate_translation_texts",
+    "total_epsilon", "validate_contact", "validate_epsilon_value", "validate_translation_texts",
 ]

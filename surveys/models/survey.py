@@ -21,6 +21,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from surveys import kinds, ldp
+from surveys.helpers.contacts import contact_link
 from surveys.helpers.numbers import epsilon as epsilon_text
 from surveys.models.policy import PrivacyPolicy, validate_epsilon_value
 
@@ -45,6 +46,24 @@ def new_public_id() -> str:
     return secrets.token_urlsafe(16)
 
 
+def validate_contact(value: str) -> None:
+    """A study's contact is an e-mail address or an http(s) web address: respondents get a
+    link to it."""
+    if value.strip() and contact_link(value) is None:
+        raise ValidationError(
+            _(
+                "Enter an e-mail address (name@example.org) or a full web address starting "
+                "with https:// (or http://)."
+            ),
+            code="contact",
+        )
+
+
+STUDY_TEXTS = ("study_by", "study_contact", "ethics_reference")
+"""The texts that tell respondents about the study (``Survey``'s fields of these names), in
+the order the pages show them: translatable and correctable like the title."""
+
+
 class Survey(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", _("Draft")
@@ -57,6 +76,41 @@ class Survey(models.Model):
     title = models.CharField(max_length=200)
     introduction = models.TextField(
         blank=True, help_text=_("Shown to respondents above the questions.")
+    )
+    # About the study: who runs it, how to reach them, its ethics approval (STUDY_TEXTS).
+    study_by = models.CharField(
+        _("who runs the study"),
+        max_length=200,
+        blank=True,
+        help_text=_(
+            "Optional. For example: Department of Psychology, University of Example (Dr Jane "
+            "Doe)."
+        ),
+    )
+    study_contact = models.CharField(
+        _("contact"),
+        max_length=254,
+        blank=True,
+        validators=[validate_contact],
+        help_text=_(
+            "Optional. An e-mail address or a web address where respondents can ask about the "
+            "study; they see it as a link."
+        ),
+    )
+    ethics_reference = models.CharField(
+        _("ethics approval reference"),
+        max_length=100,
+        blank=True,
+        help_text=_("Optional. For example: the ethics committee's approval number."),
+    )
+    consent_required = models.BooleanField(
+        _("ask for consent"),
+        default=False,
+        help_text=_(
+            "Respondents must tick “I have read the above and agree to take part” before they "
+            "can answer. Whether they ticked it is not stored: only answers that follow it are "
+            "sent."
+        ),
     )
     public_id = models.CharField(max_length=32, unique=True, default=new_public_id, editable=False)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)

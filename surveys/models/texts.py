@@ -6,11 +6,12 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
-from surveys.models.survey import Choice, Question, Survey, max_length
+from surveys.models.survey import STUDY_TEXTS, Choice, Question, Survey, max_length
 
-SURVEY_TEXTS = frozenset({"title", "introduction", "questions"})
+SURVEY_TEXTS = frozenset({"title", "introduction", *STUDY_TEXTS, "questions"})
 QUESTION_TEXTS = frozenset({"text", "help_text", "labels"})
 """The keys of a survey's texts, and of each question's under "questions": in translations
 (``SurveyTranslation.texts``) and in corrections (``surveys.actions.wording.correct``)."""
@@ -21,11 +22,15 @@ def validate_translation_texts(texts: object) -> None:
     strings (labels: a list of strings), each no longer than the field it translates."""
     if not isinstance(texts, dict) or not texts.keys() <= SURVEY_TEXTS:
         raise ValidationError(_(
-            'The texts must be an object with "title", "introduction" and "questions", '
-            "each optional."
+            'The texts must be an object with "title", "introduction", "study_by", '
+            '"study_contact", "ethics_reference" and "questions", each optional.'
         ))
     _check_text(texts.get("title", ""), max_length(Survey, "title"), _("The title"))
     _check_text(texts.get("introduction", ""), None, _("The introduction"))
+    for name in STUDY_TEXTS:
+        field = Survey._meta.get_field(name)
+        _check_text(texts.get(name, ""), field.max_length, capfirst(field.verbose_name))
+        field.run_validators(texts.get(name, ""))  # a contact: an e-mail or web address
     questions = texts.get("questions", {})
     if not isinstance(questions, dict):
         raise ValidationError(_('"questions" must be an object: question id -> its texts.'))
@@ -59,8 +64,9 @@ def _check_text(value: object, limit: int | None, what: str) -> None:
 class SurveyTranslation(models.Model):
     """A survey's texts in another language than its main one (``Survey.language``).
 
-    ``texts``: ``{"title": str, "introduction": str, "questions": {"<question id>": {"text":
-    str, "help_text": str, "labels": [str, ...]}}}``, every key optional; ``labels`` has one
+    ``texts``: ``{"title": str, "introduction": str, "study_by": str, "study_contact": str,
+    "ethics_reference": str, "questions": {"<question id>": {"text": str, "help_text": str,
+    "labels": [str, ...]}}}``, every key optional; ``labels`` has one
     label per answer of the question, in order (a yes/no question's: "No", "Yes"). A missing
     or blank text falls back to the main language's (``surveys.queries.wording``). Wording, not
     mechanism: it may change while the survey is open.

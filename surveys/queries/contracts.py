@@ -190,6 +190,10 @@ class MetadataSurvey(TypedDict):
     opened_at: str | None
     total_epsilon: float
     language: str
+    study_by: str
+    study_contact: str
+    ethics_reference: str
+    consent_required: bool
     translations: dict[str, dict[str, str]]
 
 

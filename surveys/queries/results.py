@@ -22,7 +22,7 @@ from django.core.cache import cache
 
 from surveys import ldp
 from surveys.ldp import anchors, scores
-from surveys.models import Question, Survey, Tally, total_epsilon
+from surveys.models import STUDY_TEXTS, Question, Survey, Tally, total_epsilon
 from surveys.queries import revisions
 from surveys.queries.contracts import Metadata, QuestionResults, SurveyResults
 from surveys.queries.wording import translate
@@ -406,8 +406,12 @@ def export_metadata(survey: Survey) -> Metadata:
             "opened_at": survey.opened_at.isoformat() if survey.opened_at else None,
             "total_epsilon": total_epsilon(questions),
             "language": survey.language,
+            **{name: getattr(survey, name) for name in STUDY_TEXTS},
+            "consent_required": survey.consent_required,
             "translations": {
-                language: {"title": texts["title"], "introduction": texts["introduction"]}
+                language: {
+                    key: texts[key] for key in ("title", "introduction", *STUDY_TEXTS)
+                }
                 for language, texts in translations.items()
             },
         },

@@ -12,10 +12,13 @@ none: no respondent has seen their wording yet.
 A snapshot (``snapshot``, a revision's ``texts``)::
 
     {"language": "en", "title": str, "introduction": str,
+     "study_by": str, "study_contact": str, "ethics_reference": str,
      "questions": [{"id": int, "text": str, "help_text": str, "labels": [str, ...]}, ...],
      "translations": {"es": SurveyTranslation.texts, ...}}
 
-with the questions in their order (the n-th is the one at position n in the exports).
+with the questions in their order (the n-th is the one at position n in the exports). The
+texts about the study are there only when given (wordings kept before surveys had them have
+none).
 """
 
 from __future__ import annotations
@@ -23,10 +26,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Count, Max
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 
 from surveys.helpers.languages import language_name
 from surveys.models import (
+    STUDY_TEXTS,
     Survey,
     WordingRevision,
 )
@@ -39,6 +44,7 @@ def snapshot(survey: Survey) -> dict[str, Any]:
         "language": survey.language,
         "title": survey.title,
         "introduction": survey.introduction,
+        **{name: getattr(survey, name) for name in STUDY_TEXTS if getattr(survey, name)},
         "questions": [
             {
                 "id": question.pk,
@@ -130,6 +136,11 @@ def _flatten(texts: dict[str, Any]) -> dict[str, tuple[str, str]]:
         flat[f"{prefix}introduction"] = (
             where + _("Introduction"), _text(values.get("introduction"))
         )
+        for text in STUDY_TEXTS:
+            flat[f"{prefix}{text}"] = (
+                where + capfirst(Survey._meta.get_field(text).verbose_name),
+                _text(values.get(text)),
+            )
         for pk, question in ids:
             n = positions.setdefault(str(pk), len(positions) + 1)
             name = _("Question %(n)d") % {"n": n}

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from surveys.models import Question, Survey
+from surveys.models import STUDY_TEXTS, Question, Survey
 
 
 def wording(survey: Survey, questions: Iterable[Question], language: str) -> dict[str, Any]:
@@ -30,8 +30,10 @@ def translate(
     survey: Survey, questions: Iterable[Question], language: str, texts: object
 ) -> dict[str, Any]:
     """``wording`` from a translation's ``texts`` already at hand (``SurveyTranslation``),
-    without a query: ``{"lang", "title", "introduction", "introduction_lang", "questions":
-    {question.pk: {"lang", "text", "help_text", "help_text_lang", "labels", "label_langs"}}}``.
+    without a query: ``{"lang", "title", "introduction", "introduction_lang", "study_by",
+    "study_by_lang", "study_contact", "study_contact_lang", "ethics_reference",
+    "ethics_reference_lang", "questions": {question.pk: {"lang", "text", "help_text",
+    "help_text_lang", "labels", "label_langs"}}}``.
 
     Each text is the translation's when it is given and not blank, the main language's
     otherwise. A yes/no question's answers are the site's own words in ``language``
@@ -49,6 +51,9 @@ def translate(
     texts = _object(texts)
     title, title_lang = pick(texts.get("title"), survey.title)
     introduction, introduction_lang = pick(texts.get("introduction"), survey.introduction)
+    about = {}
+    for name in STUDY_TEXTS:
+        about[name], about[f"{name}_lang"] = pick(texts.get(name), getattr(survey, name))
     translated_questions = _object(texts.get("questions"))
     described = {}
     for question in questions:
@@ -77,6 +82,7 @@ def translate(
         "title": title,
         "introduction": introduction,
         "introduction_lang": introduction_lang,
+        **about,
         "questions": described,
     }
 

@@ -44,6 +44,7 @@ from django.views.i18n import JSONCatalog
 
 from surveys.actions.submissions import OutcomeUnknown, SubmissionError, submission_create
 from surveys.actions.surveys import close_if_due
+from surveys.helpers.contacts import contact_link
 from surveys.helpers.privacy_words import (
     describe_protection,
     describe_survey_protection,
@@ -51,7 +52,7 @@ from surveys.helpers.privacy_words import (
 )
 from surveys.helpers.ratelimit import is_limited
 from surveys.helpers.times import respondent_time
-from surveys.models import Invitation, Survey
+from surveys.models import STUDY_TEXTS, Invitation, Survey
 from surveys.queries import schedule
 from surveys.queries.wording import wording
 from surveys.views.access import get_survey, researcher_required
@@ -171,8 +172,11 @@ def respond_context(
     protection notes, the survey's odds (`survey_odds`), and `data`, everything the page's
     script needs (rendered with json_script), including the `invitation` token the
     submission must carry, if any, and the `completionUrl` to go to once the answers are
-    stored (None: the thank-you page). Works for drafts too (`preview=True` shows a banner and
-    sends nothing). Nothing here sets a cookie."""
+    stored (None: the thank-you page); what the page says about the study (who runs it, its
+    contact as a link, its ethics approval) and whether respondents must agree to take part
+    before answering (`consent_required`: only the page knows whether they did; nothing of it
+    is sent). Works for drafts too (`preview=True` shows a banner and sends nothing). Nothing
+    here sets a cookie."""
     ordered = list(survey.ordered_questions())
     words = wording(survey, ordered, request.LANGUAGE_CODE)
     questions, browser_questions = [], []
@@ -203,6 +207,9 @@ def respond_context(
         "title_lang": words["lang"],
         "introduction": words["introduction"],
         "introduction_lang": words["introduction_lang"],
+        **{key: words[key] for name in STUDY_TEXTS for key in (name, f"{name}_lang")},
+        "contact_link": contact_link(words["study_contact"]),
+        "consent_required": survey.consent_required,
         "questions": questions,
         "protection": describe_survey_protection([q["mechanism"] for q in questions]),
         "odds": survey_odds([question.epsilon for question in ordered]),

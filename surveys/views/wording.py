@@ -22,13 +22,14 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from surveys.actions.wording import MECHANISM_KEYS, correct
 from surveys.helpers.numbers import epsilon as epsilon_text
-from surveys.models import Choice, Question, Survey, max_length
+from surveys.models import STUDY_TEXTS, Choice, Question, Survey, max_length
 from surveys.queries import revisions
 from surveys.views.access import get_survey, researcher_required
 
 
 class WordingForm(forms.Form):
-    """The main-language texts of an opened survey: its title and introduction, each
+    """The main-language texts of an opened survey: its title, introduction and texts about
+    the study, each
     question's text and help text, and each label of its multiple-choice questions (a yes/no
     question's are fixed). Nothing else: no field changes how reports were randomized."""
 
@@ -43,7 +44,11 @@ class WordingForm(forms.Form):
             label=_("Introduction"), required=False, initial=survey.introduction,
             widget=forms.Textarea(attrs={"rows": 4}),
         )
-        layout = [Fieldset(_("Survey"), "title", "introduction")]
+        for name in STUDY_TEXTS:  # checked by ``correct`` (a contact: e-mail or web address)
+            self.fields[name] = Survey._meta.get_field(name).formfield(
+                initial=getattr(survey, name)
+            )
+        layout = [Fieldset(_("Survey"), "title", "introduction", *STUDY_TEXTS)]
         for position, question in enumerate(questions, start=1):
             prefix = f"q{question.pk}-"
             self.fields[prefix + "text"] = forms.CharField(
@@ -82,7 +87,12 @@ class WordingForm(forms.Form):
         extra answer, a yes/no question's labels, a type, epsilon or mechanism), which
         ``correct`` then refuses."""
         data = self.cleaned_data
-        texts = {"title": data["title"], "introduction": data["introduction"], "questions": {}}
+        texts = {
+            "title": data["title"],
+            "introduction": data["introduction"],
+            **{name: data[name] for name in STUDY_TEXTS},
+            "questions": {},
+        }
         for question in self.questions:
             prefix = f"q{question.pk}-"
             corrected = {"text": data[prefix + "text"], "help_text": data[prefix + "help_text"]}

@@ -236,7 +236,8 @@ def test_the_page_has_texts_and_no_mechanism_fields(client, survey, researcher):
     form = response.context["form"]
     yes_no, categorical = questions(survey)
     assert set(form.fields) == {
-        "title", "introduction", f"q{yes_no.pk}-text", f"q{yes_no.pk}-help_text",
+        "title", "introduction", "study_by", "study_contact", "ethics_reference",
+        f"q{yes_no.pk}-text", f"q{yes_no.pk}-help_text",
         f"q{categorical.pk}-text", f"q{categorical.pk}-help_text",
         *(f"q{categorical.pk}-label{i}" for i in range(3)),
     }

@@ -76,7 +76,8 @@ def add_long_question(survey: Survey) -> Question:
 
 
 @pytest.fixture
-def site(researcher, other_researcher, make_researcher, make_survey) -> Site:
+def site(researcher, other_researcher, make_researcher, make_survey, epsilon_limits) -> Site:
+    epsilon_limits(question=3.0, survey=5.0)  # "Cheating" spends 5: two questions at 2, one at 1
     draft = make_survey(researcher, title=f"Draft with a long address {LONG_WORD}")
     add_long_question(draft)
     opened = make_survey(researcher, epsilons=(2.0, 2.0), title="Cheating")

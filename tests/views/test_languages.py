@@ -189,7 +189,7 @@ def test_survey_texts_fall_back_per_text(client, open_survey):
     response = client.get(open_survey.get_public_url(), HTTP_ACCEPT_LANGUAGE="es")
     page = response.content.decode()
     assert '<h1 class="h2">Hábitos</h1>' in page
-    assert '<div class="lead fs-5" lang="en"><p>Please answer.</p></div>' in page
+    assert '<div id="introduction" lang="en"><p>Please answer.</p></div>' in page
     assert f'<span lang="en">{yes_no.text}</span>' in page  # not translated: marked English
     assert "<span>¿Con qué frecuencia?</span>" in page
     assert "<span>Nunca</span>" in page and '<span lang="en">Once</span>' in page

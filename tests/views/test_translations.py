@@ -267,10 +267,11 @@ def test_the_export_has_every_languages_labels(client, researcher, make_survey):
                           else response.content)
     assert metadata["survey"]["language"] == "en"
     # Every language respondents can read it in, French (no translation) included.
+    about = {"study_by": "", "study_contact": "", "ethics_reference": ""}
     assert metadata["survey"]["translations"] == {
-        "de": {"title": "Habits", "introduction": "Please answer."},
-        "es": {"title": "Hábitos", "introduction": "Please answer."},
-        "fr": {"title": "Habits", "introduction": "Please answer."},
+        "de": {"title": "Habits", "introduction": "Please answer."} | about,
+        "es": {"title": "Hábitos", "introduction": "Please answer."} | about,
+        "fr": {"title": "Habits", "introduction": "Please answer."} | about,
     }
     first, second = metadata["questions"]
     assert first["translations"] == {

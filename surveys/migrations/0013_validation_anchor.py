@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('surveys', '0011_rating'),
+        ('surveys', '0012_study_information'),
     ]
 
     operations = [
