@@ -24,17 +24,35 @@ or later)."""
 DEMO_USE_BY_YEAR: tuple[tuple[float, ...], ...] = ((0.90, 0.10), (0.75, 0.25), (0.55, 0.45))
 """Used cannabis in the past 12 months (No, Yes) within each year of study: the real
 difference the demo's breakdown shows (``Question.simulated_given``)."""
+DEMO_FREQUENCY_BY_USE: tuple[tuple[float, ...], ...] = (
+    (1.0, 0.0, 0.0, 0.0, 0.0),
+    (0.15, 0.35, 0.20, 0.20, 0.10),
+)
+"""How often in a typical month this year, on a scale from 1 (Never) to 5 (Daily), among those
+who did not and who did use cannabis in the past 12 months: nobody who did not use it uses
+it now, and some who did have stopped. The years differ through the use question."""
+
+
+def _mixture(groups: tuple[float, ...], within: tuple[tuple[float, ...], ...]) -> tuple:
+    """The overall distribution of a question drawn within the groups of another."""
+    return tuple(
+        round(sum(g * row[answer] for g, row in zip(groups, within, strict=True)), 12)
+        for answer in range(len(within[0]))
+    )
+
+
+DEMO_USE = _mixture(DEMO_YEARS, DEMO_USE_BY_YEAR)
 DEMO_TRUTH: tuple[tuple[float, ...], ...] = (
     DEMO_YEARS,
-    tuple(  # Used cannabis in the past 12 months? No / Yes, over all years
-        round(sum(y * use[answer] for y, use in zip(DEMO_YEARS, DEMO_USE_BY_YEAR, strict=True)), 12)
-        for answer in range(2)
-    ),
-    (0.70, 0.10, 0.06, 0.05, 0.04, 0.05),  # How often? Never ... Daily, Prefer not to say
+    DEMO_USE,
+    _mixture(DEMO_USE, DEMO_FREQUENCY_BY_USE),
+    (1.0, 0.0),  # Ever used "Relevin", a drug that does not exist: the validation anchor
 )
 """The true distribution of each demo question, by position, which the demo command stores on
 the questions (``Question.simulated_truth``). Only the demo knows its truth: the dashboard
-shows it beside the estimates so that people trying the site can judge them."""
+shows it beside the estimates so that people trying the site can judge them. The truths
+agree with one another: each question drawn within the groups of another has the mixture
+of its groups' distributions as its own."""
 
 BATCH = 5000
 """Respondents written per transaction."""
@@ -63,8 +81,9 @@ def simulate_responses(
     """Store ``n`` respondents whose true answers to each question are drawn independently
     from ``truth[question id]`` (a distribution over its k answers) or, for the questions in
     ``given``, from ``given[id]["shares"][a]`` where a is the respondent's answer to the
-    question ``given[id]["question"]`` (itself drawn from its truth); each randomized with
-    its question's mechanism. The survey must be open. Same seed, same reports."""
+    question ``given[id]["question"]`` (drawn before it: from its truth, or within the
+    groups of an earlier question); each randomized with its question's mechanism. The
+    survey must be open. Same seed, same reports."""
     if not survey.is_open:
         raise ValueError("Only an open survey can receive responses.")
     given = given or {}

@@ -2,13 +2,14 @@
 
 import io
 
+import numpy as np
 import pytest
 from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.urls import reverse
 
 from surveys.actions.simulate import DEMO_TITLE, DEMO_TRUTH, load_demo_responses, simulate_responses
-from surveys.models import Submission, Survey
+from surveys.models import PrivacyPolicy, Submission, Survey, total_epsilon
 from surveys.queries.access import RESEARCHERS_GROUP
 from tests.helpers import recount, stored_reports
 
@@ -54,11 +55,11 @@ def test_it_shows_the_truth_only_on_the_demo(client, demo, make_survey):
     page = client.get(reverse("survey-results", args=[demo.pk])).content.decode()
     assert "Demo survey." in page and "True share (demo)" in page
     # Same owner, questions and simulated answers, but no stored truth: nothing to show.
-    _, yes_no, categorical = demo.ordered_questions()
-    lookalike = make_survey(demo.owner, status="open", labels=tuple(categorical.labels()),
+    year, yes_no = demo.ordered_questions()[:2]
+    lookalike = make_survey(demo.owner, status="open", labels=tuple(year.labels()),
                             title="Other")
     simulate_responses(lookalike, 50, {new.pk: old.simulated_truth for new, old in zip(
-        lookalike.ordered_questions(), (yes_no, categorical), strict=True)}, seed=1)
+        lookalike.ordered_questions(), (yes_no, year), strict=True)}, seed=1)
     page = client.get(reverse("survey-results", args=[lookalike.pk])).content.decode()
     assert "Demo survey." not in page and "True share" not in page
     assert all(c["truth"] is None for q in get_json(client, lookalike)["questions"]
@@ -118,3 +119,30 @@ def test_it_refuses_a_survey_that_is_not_open(researcher, make_survey):
     with pytest.raises(ValueError, match="open survey"):
         simulate_responses(survey, 10, {}, seed=1)
     assert not Submission.objects.exists()
+
+
+def test_the_demo_truths_agree_with_one_another(demo):
+    """Each question drawn within the groups of another has, as its own truth, the mixture of
+    its groups' distributions; nobody who did not use cannabis in the past year uses it in a
+    typical month now, so "Never" is at least the share of non-users in every year."""
+    year, use, frequency, anchor = demo.ordered_questions()
+    assert use.simulated_given["question"] == year.pk
+    assert frequency.simulated_given["question"] == use.pk
+    for question, groups in ((use, year), (frequency, use)):
+        within = np.array(question.simulated_given["shares"])
+        assert np.allclose(np.array(groups.simulated_truth) @ within, question.simulated_truth)
+    never_given_use = np.array(frequency.simulated_given["shares"])[:, 0]
+    for non_users in np.array(use.simulated_given["shares"])[:, 0]:
+        assert non_users * never_given_use[0] + (1 - non_users) * never_given_use[1] >= non_users
+    assert anchor.known_share == 0.0 and anchor.simulated_truth == [1.0, 0.0]
+
+
+def test_the_demo_stays_within_the_default_limit_and_asks_for_consent(demo):
+    assert total_epsilon(demo.ordered_questions()) <= PrivacyPolicy.current().max_survey_epsilon
+    assert demo.consent_required and demo.study_by and demo.ethics_reference
+
+
+def test_the_demos_anchor_agrees_with_its_known_share(client, demo):
+    """Its simulated respondents answer with care: the anchor agrees at 3,000 responses."""
+    anchor = get_json(client, demo)["questions"][3]["anchor"]
+    assert anchor["known"] == 0.0 and anchor["agrees"]

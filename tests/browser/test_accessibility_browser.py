@@ -101,7 +101,7 @@ def site(researcher, other_researcher, make_researcher, make_survey, epsilon_lim
     demo = Survey.objects.get(title=DEMO_TITLE)
     demo.owner = researcher
     demo.save()
-    year, cannabis, _ = demo.ordered_questions()
+    year, cannabis, *_ = demo.ordered_questions()
     other_researcher.is_staff = True  # the widest navigation bar: with "Admin"
     other_researcher.save()
     respond = survey_of_every_encoding(make_survey, researcher)

@@ -5,9 +5,15 @@ from django.contrib.auth.models import Group, User
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from surveys.actions.simulate import DEMO_TITLE, DEMO_TRUTH, DEMO_USE_BY_YEAR, load_demo_responses
+from surveys.actions.simulate import (
+    DEMO_FREQUENCY_BY_USE,
+    DEMO_TITLE,
+    DEMO_TRUTH,
+    DEMO_USE_BY_YEAR,
+    load_demo_responses,
+)
 from surveys.actions.surveys import open_survey
-from surveys.kinds import CATEGORICAL, YES_NO
+from surveys.kinds import CATEGORICAL, RATING, YES_NO
 from surveys.models import Choice, Question, Survey
 
 ACCOUNTS = {
@@ -16,14 +22,10 @@ ACCOUNTS = {
     "researcher": ("demo-researcher", False),
 }
 DEMO_YEARS = ["First year", "Second year", "Third year or later"]
-DEMO_CHOICES = [
-    "Never",
-    "Less than once a month",
-    "Monthly",
-    "Weekly",
-    "Daily",
-    "Prefer not to say",
-]
+DEMO_FREQUENCY = RATING.scale_labels(5, "Never", "Daily")
+EPSILONS = (1.0, 0.75, 0.75, 0.5)
+"""The questions' epsilons: 3 in all, the site's default limit per survey. The grouping
+question gets the most, as every group's figures rest on it; the anchor the least."""
 
 
 class Command(BaseCommand):
@@ -65,37 +67,56 @@ class Command(BaseCommand):
         survey = Survey.objects.create(
             owner=owner,
             title=DEMO_TITLE,
-            introduction="A short demonstration survey about cannabis use. "
+            introduction="A short demonstration survey about cannabis use among students. "
             "Your answers are randomized on your device before they are sent.",
+            study_by="Student Health Research Group, University of Exampleton (a demo)",
+            study_contact="health-survey@example.org",
+            ethics_reference="HREC 2026/117 (demo)",
+            consent_required=True,
         )
         year = Question.objects.create(
             survey=survey,
             order=1,
             kind=CATEGORICAL.value,
-            epsilon=1.0,
+            epsilon=EPSILONS[0],
             text="Which year of your studies are you in?",
             used_for_breakdowns=True,
             simulated_truth=list(DEMO_TRUTH[0]),
         )
-        Question.objects.create(
+        use = Question.objects.create(
             survey=survey,
             order=2,
             kind=YES_NO.value,
-            epsilon=1.0,
+            epsilon=EPSILONS[1],
             text="Have you used cannabis in the past 12 months?",
+            used_for_breakdowns=True,
             simulated_truth=list(DEMO_TRUTH[1]),
             simulated_given={"question": year.pk, "shares": [list(s) for s in DEMO_USE_BY_YEAR]},
         )
-        categorical = Question.objects.create(
+        frequency = Question.objects.create(
             survey=survey,
             order=3,
-            kind=CATEGORICAL.value,
-            epsilon=1.0,
+            kind=RATING.value,
+            epsilon=EPSILONS[2],
             text="How often do you use cannabis?",
             help_text="Think of a typical month this year.",
             simulated_truth=list(DEMO_TRUTH[2]),
+            simulated_given={
+                "question": use.pk, "shares": [list(s) for s in DEMO_FREQUENCY_BY_USE]
+            },
         )
-        for question, labels in ((year, DEMO_YEARS), (categorical, DEMO_CHOICES)):
+        Question.objects.create(
+            survey=survey,
+            order=4,
+            kind=YES_NO.value,
+            epsilon=EPSILONS[3],
+            text="Have you ever used Relevin?",
+            help_text="Relevin does not exist: this question checks that the randomization "
+            "was understood (a validation anchor).",
+            known_share=0.0,
+            simulated_truth=list(DEMO_TRUTH[3]),
+        )
+        for question, labels in ((year, DEMO_YEARS), (frequency, DEMO_FREQUENCY)):
             Choice.objects.bulk_create(
                 [Choice(question=question, order=i, label=label) for i, label in enumerate(labels)]
             )
