@@ -416,21 +416,26 @@ def fetch(url: str, public_id: str, path: str, *, clients: int = 16, until: floa
 def _concurrently(
     url: str, public_id: str, clients: int, work: Callable[[Respondent], list[Outcome]]
 ) -> list[Outcome]:
-    """Run `work` in `clients` threads, each with its own Respondent; all their outcomes. An
-    exception in a thread is raised here, after every thread has finished."""
+    """Run `work` in `clients` threads, each with its own Respondent; all their outcomes."""
+    return in_threads([lambda: work(Respondent(url, public_id))] * clients)
+
+
+def in_threads(tasks: list[Callable[[], list[Outcome]]]) -> list[Outcome]:
+    """Run each task in a thread of its own; all their outcomes. An exception in a thread is
+    raised here, after every thread has finished."""
     lock = threading.Lock()
     outcomes: list[Outcome] = []
     failures: list[BaseException] = []
 
-    def run() -> None:
+    def run(task: Callable[[], list[Outcome]]) -> None:
         try:
-            mine = work(Respondent(url, public_id))
+            mine = task()
             with lock:
                 outcomes.extend(mine)
         except BaseException as error:  # noqa: BLE001 (re-raised in the caller's thread)
             failures.append(error)
 
-    threads = [threading.Thread(target=run) for _ in range(clients)]
+    threads = [threading.Thread(target=run, args=(task,)) for task in tasks]
     for thread in threads:
         thread.start()
     for thread in threads:

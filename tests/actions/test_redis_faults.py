@@ -13,9 +13,9 @@ other respondents' requests in flight), never after a sleep; the one wait on the
 a rate-limit window to begin, since windows are defined by the clock.
 """
 
+import functools
 import math
 import signal
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -31,6 +31,7 @@ from tests.load import (
     connect,
     drive,
     gunicorn_server,
+    in_threads,
     make_jobs,
     prepare,
 )
@@ -169,21 +170,7 @@ def test_redis_url_set_and_unset_between_restarts_of_two_app_servers(database, r
 
 def drive_each(servers: list[Server], public_id: str, jobs: list[tuple[str, dict]]) -> list:
     """`drive` on every server at once, each with its share of the jobs."""
-    outcomes: list[Outcome] = []
-    failures: list[BaseException] = []
-
-    def run(server: Server, share: list[tuple[str, dict]]) -> None:
-        try:
-            outcomes.extend(drive(server.url, public_id, iter(share), clients=4))
-        except BaseException as error:  # noqa: BLE001 (raised below, in the test's thread)
-            failures.append(error)
-
-    threads = [threading.Thread(target=run, args=(server, jobs[i::len(servers)]))
-               for i, server in enumerate(servers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if failures:
-        raise failures[0]
-    return outcomes
+    return in_threads([
+        functools.partial(drive, server.url, public_id, iter(jobs[i::len(servers)]), clients=4)
+        for i, server in enumerate(servers)
+    ])
