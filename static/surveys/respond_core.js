@@ -131,12 +131,19 @@ export function isValidReport(question, report) {
     return Array.isArray(report) && report.length === question.k && report.every(isBit);
   }
   if (question.encoding === "bit") return isBit(report);
+  if (question.encoding === "sampled") {
+    return Array.isArray(report) && report.length === 2 && Number.isInteger(report[0]) &&
+      report[0] >= 0 && report[0] < question.k && isBit(report[1]);
+  }
   return Number.isInteger(report) && report >= 0 && report < question.k;
 }
 
-/** The questions that have no answer yet (answers: question id -> category index). */
+/** The questions that have no answer yet (answers: question id -> category index, or the
+ * ticked boxes of a check-all question, where ticking none is an answer too). */
 export function unanswered(questions, answers) {
-  return questions.filter((question) => !Number.isInteger(answers[question.id]));
+  return questions.filter(
+    (question) => !Number.isInteger(answers[question.id]) && !Array.isArray(answers[question.id]),
+  );
 }
 
 /**
