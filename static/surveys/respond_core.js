@@ -186,6 +186,12 @@ export function pageAfterSending(completionUrl, thanksUrl) {
 /** A report in words, with the question's labels: "Yes", "Often", "boxes ticked: A, C". */
 export function describeReport(question, report) {
   if (!isValidReport(question, report)) return gettext("(not recorded)");
+  if (question.encoding === "sampled") {
+    const [box, ticked] = report;
+    return interpolate(gettext(ticked ? "“%(label)s”: ticked" : "“%(label)s”: not ticked"), {
+      label: question.labels[box],
+    });
+  }
   if (question.encoding !== "unary") {
     return question.labels[report] ?? interpolate(gettext("answer %(number)s"), { number: report + 1 });
   }

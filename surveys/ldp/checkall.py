@@ -158,7 +158,8 @@ class SampledBoxes:
             return np.zeros(self.tally_size, dtype=np.int64)
         if (
             r.ndim != 2 or r.shape[1] != 2 or not np.issubdtype(r.dtype, np.integer)
-            or r[:, 0].min() < 0 or r[:, 0].max() >= self.k or np.any((r[:, 1] != 0) & (r[:, 1] != 1))
+            or r[:, 0].min() < 0 or r[:, 0].max() >= self.k
+            or np.any((r[:, 1] != 0) & (r[:, 1] != 1))
         ):
             raise ValueError(f"reports must be an (n, 2) array of [option in [0, {self.k}), 0/1]")
         return np.bincount(2 * r[:, 0] + r[:, 1], minlength=self.tally_size).astype(np.int64)

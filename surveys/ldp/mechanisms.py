@@ -315,6 +315,11 @@ class Mechanism:
 
     # Shared by all: spec, estimation, planning -----------------------------------------------
 
+    @property
+    def tally_size(self) -> int:
+        """How many tally cells (``support``) its reports fall in: one per category."""
+        return self.k
+
     def params(self) -> dict[str, Any]:
         """The parameters the mechanism was built from, e.g. {"epsilon": 1.0}."""
         return dict(self._params)

@@ -81,6 +81,7 @@ class QuestionResults(TypedDict):
     warning: bool
     categories: list[CategoryResults] | None
     mean_score: QuestionMeanScore | None  # rating scales only (points 1..k)
+    mean_count: QuestionMeanScore | None  # check-all questions only: options ticked, 0..k
 
 
 class SurveyResults(TypedDict):

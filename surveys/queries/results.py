@@ -46,7 +46,7 @@ METHODS = {
 }
 """How the headline estimates and their intervals are made, for the pages and the JSON."""
 
-RESULTS_VERSION = 6
+RESULTS_VERSION = 7
 """Part of every snapshot, so that results (and result cards) cached by a version of the
 site that computed or showed other fields are never served: bump it when they change."""
 
@@ -194,6 +194,10 @@ def question_results(
     mean score with its 95% interval (``METHODS["mean_score"]``), its unclipped unbiased
     value and standard error; None for other kinds. Without reports its estimate is None and
     its interval the whole scale.
+
+    ``mean_count``, for a check-all question: the mean number of options a respondent ticks
+    with its 95% interval (``ldp.SampledBoxes.mean_count``), None for other kinds and
+    without reports.
     """
     mechanism = question.mechanism()
     labels = question.labels()
@@ -217,6 +221,7 @@ def question_results(
         "warning": False,
         "categories": None,
         "mean_score": None,
+        "mean_count": None,
     }
     if question.question_kind.scored:
         found = scores.mean_score(mechanism, counts or [0] * mechanism.k, n if counts else 0)
@@ -224,6 +229,8 @@ def question_results(
     if counts is None or n == 0:
         return result
     estimate = mechanism.estimate(counts, n)
+    if isinstance(mechanism, ldp.SampledBoxes):
+        result["mean_count"] = mechanism.mean_count(counts, n).to_dict()  # type: ignore[typeddict-item]
     wald = ldp.Z95 * estimate.std_errors
     unbiased_low = (estimate.proportions - wald).clip(0, 1)
     unbiased_high = (estimate.proportions + wald).clip(0, 1)
@@ -295,8 +302,11 @@ def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
 
 def report_columns(question: Question, position: int) -> list[str]:
     """CSV columns of a question: ``q<position>``, or ``q<position>_<c>`` for bit c (category
-    c, counted from 0) of a unary report."""
+    c, counted from 0) of a unary report, ``q<position>_option`` and ``q<position>_ticked``
+    for a check-all report."""
     mechanism = question.mechanism()
+    if mechanism.encoding == "sampled":
+        return [f"q{position}_option", f"q{position}_ticked"]
     if mechanism.encoding == "unary":
         return [f"q{position}_{c}" for c in range(mechanism.k)]
     return [f"q{position}"]
@@ -406,8 +416,8 @@ def other_tools(mechanism: ldp.Mechanism, column: str) -> dict[str, Any]:
     matrix of R's RRreg), the ``rrreg`` call that estimates its shares from its column, and
     for yes/no questions the ``rrlogit`` options of Stata's rrlogit (the report is "yes"
     with probability pyes + (1 - pyes - pno) x the true share). None where the reports are
-    rows of bits (unary encodings), which these tools do not read."""
-    if mechanism.encoding == "unary":
+    rows of bits (unary encodings) or check-all pairs, which these tools do not read."""
+    if mechanism.encoding in ("unary", "sampled"):
         return {"randomization_matrix": None, "rrreg": None, "rrlogit": None}
     matrix = mechanism.matrix()
     by_column = ", ".join(repr(float(x)) for x in matrix.T.ravel())  # R fills by column
@@ -429,4 +439,7 @@ READING = {
     "is reported with probability p, each other answer with probability q.",
     "unary": "One column per answer (suffix = index into labels, from 0): the true answer's "
     "bit is 1 with probability p, every other bit is 1 with probability q.",
+    "sampled": "Two columns (check all that apply): '_option' is the index into labels (from "
+    "0) of the option picked uniformly at random, '_ticked' whether its box was ticked (1) or "
+    "not (0), kept with probability p and flipped otherwise.",
 }
