@@ -108,7 +108,7 @@ class QuestionForm(forms.ModelForm):
                 cleaned.get("scale_low", ""),
                 cleaned.get("scale_high", ""),
             )
-        if kind is not None and not kind.breakdowns and cleaned.get("used_for_breakdowns"):
+        if kind is not None and not kind.groups and cleaned.get("used_for_breakdowns"):
             self.add_error("used_for_breakdowns", gettext(
                 "A check-all question cannot group respondents: each ticks a set, not one answer."
             ))

@@ -42,6 +42,7 @@ CHECK_ALL = CheckAllKind(
     min_choices=2,
     headline_template="surveys/results/kinds/checkall.html",
     answer_control="check_all",
-    breakdowns=False,
+    groups=False,
 )
-"""Check-all-that-apply questions; results add the mean number of options ticked."""
+"""Check-all-that-apply questions; results add the mean number of options ticked, and
+breakdowns give each option's share within groups (``ldp.checkall.option_breakdowns``)."""

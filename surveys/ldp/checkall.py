@@ -39,9 +39,11 @@ from typing import Any
 import numpy as np
 
 from ._checks import check_n, is_integer, is_real, read_only
+from .joint import Breakdown, Difference, PairCounts, breakdown
 from .mechanisms import (
     MAX_PLANNED_RESPONDENTS,
     Estimate,
+    Mechanism,
     _check_epsilon,
     randomized_response,
     z_value,
@@ -266,6 +268,68 @@ class SampledBoxes:
         while n > 1 and self.margin_of_error(n - 1, confidence, share) <= margin:
             n -= 1
         return n
+
+
+@dataclass(frozen=True)
+class OptionBreakdowns:
+    """A check-all question broken down by the groups of a one-answer question.
+
+    ``options[j]``: the breakdown of "option j is ticked" (a yes/no question randomized by
+    Warner at epsilon, ``SampledBoxes.box``) by the groups, from the reports about option j:
+    its ``share[g, 1]`` is the share of group g who tick option j. ``ticked``: the same from
+    every report, the sampled box whatever its option, whose ``share[g, 1]`` times k is the
+    mean number of options ticked in group g; its group sizes and association test use all
+    the reports."""
+
+    options: list[Breakdown]
+    ticked: Breakdown
+
+    def __getattr__(self, name: str) -> Any:
+        """What ``joint.Breakdown`` holds, for the pages: the groups' sizes, shares, intervals
+        and association test from ``ticked``; ``share``, ``joint`` and their intervals with
+        a column per option (the "ticked" column of its breakdown)."""
+        if name in ("n", "group_share", "group_ci_low", "group_ci_high", "group_size",
+                    "small_group", "association"):
+            return getattr(self.ticked, name)
+        if name in ("share", "share_ci_low", "share_ci_high", "joint", "joint_ci_low",
+                    "joint_ci_high"):
+            return np.stack([getattr(option, name)[:, 1] for option in self.options], axis=1)
+        raise AttributeError(name)
+
+    def difference(self, group_1: int, group_2: int) -> Difference:
+        """Each option's share in ``group_1`` minus in ``group_2``, with its interval."""
+        found = [option.difference(group_1, group_2) for option in self.options]
+        return Difference(group_1, group_2, *(
+            read_only(np.array([getattr(one, name)[1] for one in found]))
+            for name in ("estimate", "ci_low", "ci_high")
+        ))
+
+
+def option_breakdowns(
+    group: Mechanism, mechanism: SampledBoxes, counts: PairCounts
+) -> OptionBreakdowns:
+    """Each option's share within the groups of ``group`` (rows of ``counts``, whose columns
+    are the check-all question's 2k tally cells, ``joint.pair_counts``).
+
+    The respondents whose browser picked option j are a random part of all respondents,
+    drawn independently of their answers, so their pairs (group report, box of option j)
+    are an exact sample for the yes/no breakdown of ``joint.breakdown``, with its estimates,
+    intervals and their measured coverage (docs/ldp.md, "Breakdowns")."""
+    if counts.joint.shape[1] != mechanism.tally_size:
+        raise ValueError(f"counts must have the {mechanism.tally_size} cells as columns")
+
+    def part(table: np.ndarray, cells: np.ndarray) -> PairCounts:
+        return PairCounts(int(table.sum()), table, table.sum(axis=1), cells)
+
+    tables = counts.joint.reshape(-1, mechanism.k, 2)
+    cells = counts.b.reshape(mechanism.k, 2)
+    return OptionBreakdowns(
+        options=[
+            breakdown(group, mechanism.box, part(tables[:, j], cells[j]))
+            for j in range(mechanism.k)
+        ],
+        ticked=breakdown(group, mechanism.box, part(tables.sum(axis=1), cells.sum(axis=0))),
+    )
 
 
 def sampled_boxes(epsilon: float, k: int) -> SampledBoxes:

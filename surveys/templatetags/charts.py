@@ -293,17 +293,14 @@ def _breakdown_forms(
     ``BREAKDOWN_FORM_FIELDS``, in ``language`` (the active one), kept in this process for the
     last few such surveys: their key is all they are a function of, so they are never stale,
     and keeping them costs no query."""
-    others = [
-        dict(zip(BREAKDOWN_FORM_FIELDS, question, strict=True))
-        for question in questions
-        if KINDS[question[BREAKDOWN_FORM_FIELDS.index("kind")]].breakdowns
-    ]
-    if len(others) < 2:
-        return {}
-    return {
-        question["id"]: render_to_string(
-            "surveys/results/breakdown_form.html",
-            {"survey_pk": survey_pk, "question": question, "questions": others},
-        )
-        for question in others
-    }
+    every = [dict(zip(BREAKDOWN_FORM_FIELDS, question, strict=True)) for question in questions]
+    groups = [other for other in every if KINDS[other["kind"]].groups]
+    forms = {}
+    for question in every:
+        others = [other for other in groups if other["id"] != question["id"]]
+        if others:
+            forms[question["id"]] = render_to_string(
+                "surveys/results/breakdown_form.html",
+                {"survey_pk": survey_pk, "question": question, "questions": others},
+            )
+    return forms

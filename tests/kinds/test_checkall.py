@@ -14,12 +14,14 @@ from surveys import ldp
 from surveys.actions.submissions import SubmissionError, submission_create
 from surveys.actions.surveys import open_survey
 from surveys.kinds import CHECK_ALL, KINDS
+from surveys.ldp import joint
+from surveys.ldp.checkall import option_breakdowns
 from surveys.models import Choice, Question, Submission, Survey
 from surveys.queries import contracts
 from surveys.queries.results import TARGET_MARGIN, export_metadata, survey_results
 from surveys.queries.schedule import readiness_problems
 from surveys.queries.stats_files import labelled_reports
-from tests.helpers import assert_shape, recount
+from tests.helpers import assert_shape, recount, stored_reports
 
 pytestmark = pytest.mark.django_db
 
@@ -40,7 +42,7 @@ def test_a_researcher_adds_a_check_all_question_with_its_options(client, researc
     assert add_question(client, survey).status_code == 302
     (question,) = survey.ordered_questions()
     assert question.kind == "checkall" and question.labels() == OPTIONS
-    assert KINDS["checkall"] is CHECK_ALL and not CHECK_ALL.breakdowns
+    assert KINDS["checkall"] is CHECK_ALL and not CHECK_ALL.groups
 
 
 @pytest.mark.parametrize("changes,error", [
@@ -171,7 +173,9 @@ def test_results_give_every_share_and_the_mean_number_ticked(client, researcher)
     page = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
     assert f'data-mean-count>{mean["estimate"]:.2f}</p>' in page
     assert f"95% interval {mean['ci_low']:.2f} to {mean['ci_high']:.2f}" in page
-    assert "Break this question down by" not in page  # one other question: nothing to pair
+    # the check-all question can be broken down by the yes/no one, not the other way round
+    assert page.count("Break this question down by") == 1
+    assert f'<option value="{yes_json["id"]}">' in page
 
 
 def test_results_before_any_response_have_no_estimate(researcher):
@@ -180,16 +184,48 @@ def test_results_before_any_response_have_no_estimate(researcher):
     assert found["categories"] is None and found["mean_count"] is None
 
 
-def test_a_breakdown_of_a_check_all_question_is_refused_clearly(client, researcher):
+def test_a_check_all_question_cannot_group_another(client, researcher):
     survey = checkall_survey(researcher)
     answer(survey, 20)
     yes_no, checkall = survey.ordered_questions()
     client.force_login(researcher)
-    for question, by in ((checkall, yes_no), (yes_no, checkall)):
-        response = client.get(reverse("question-breakdown-json", args=[survey.pk, question.pk]),
-                              {"by": by.pk})
-        assert response.status_code == 400
-        assert "Check-all questions have no breakdowns" in response.content.decode()
+    response = client.get(reverse("question-breakdown-json", args=[survey.pk, yes_no.pk]),
+                          {"by": checkall.pk})
+    assert response.status_code == 400
+    assert "A check-all question cannot group respondents" in response.content.decode()
+
+
+def test_a_breakdown_gives_each_options_share_within_each_group(client, researcher):
+    survey = checkall_survey(researcher)
+    answer(survey, 300)
+    yes_no, checkall = survey.ordered_questions()
+    reports = stored_reports(survey)
+    mechanism = checkall.mechanism()
+    counts = joint.pair_counts(
+        yes_no.mechanism(), mechanism, [r[str(yes_no.pk)] for r in reports],
+        [mechanism.support(r[str(checkall.pk)])[0] for r in reports])
+    expected = option_breakdowns(yes_no.mechanism(), mechanism, counts)
+    client.force_login(researcher)
+    data = client.get(reverse("question-breakdown-json", args=[survey.pk, checkall.pk]),
+                      {"by": yes_no.pk}).json()
+    assert data["n"] == 300
+    for g, group in enumerate(data["groups"]):
+        assert [a["label"] for a in group["answers"]] == OPTIONS
+        assert group["share"] == pytest.approx(expected.ticked.group_share[g])
+        for j, found in enumerate(group["answers"]):
+            option = expected.options[j]
+            assert found["share"] == pytest.approx(option.share[g, 1])
+            assert (found["ci_low"], found["ci_high"]) == pytest.approx(
+                (option.share_ci_low[g, 1], option.share_ci_high[g, 1]))
+    difference = expected.options[2].difference(1, 0)
+    assert data["difference"]["answers"][2]["estimate"] == pytest.approx(difference.estimate[1])
+    rows = csv_rows(client.get(reverse("question-breakdown-csv",
+                                       args=[survey.pk, checkall.pk]), {"by": yes_no.pk}))
+    assert [row["answer"] for row in rows] == OPTIONS * 2
+    page = client.get(reverse("question-breakdown", args=[survey.pk, checkall.pk]),
+                      {"by": yes_no.pk})
+    assert page.status_code == 200 and "Tobacco" in page.content.decode()
+    assert_shape(data, contracts.BreakdownResults)
 
 
 def csv_rows(response) -> list[dict[str, str]]:

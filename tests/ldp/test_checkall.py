@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from surveys import ldp
+from surveys.ldp import checkall, joint
 
 
 def all_sets(k: int) -> list[tuple[int, ...]]:
@@ -115,3 +116,27 @@ def test_planner_finds_the_fewest_respondents():
     assert mechanism.margin_of_error(n) <= 0.05 < mechanism.margin_of_error(n - 1)
     # k options share the respondents: k times Warner's sample size, up to rounding.
     assert n == pytest.approx(5 * ldp.randomized_response(1.0).n_for_margin(0.05), abs=5)
+
+
+def test_each_options_share_within_groups_agrees_with_the_truth():
+    """20,000 respondents in two groups of different habits: each option's share within each
+    group lies within 5 standard errors (its interval's half-width / 1.96) of the truth, and
+    k times the ticked box's share is each group's mean number ticked."""
+    rng = np.random.default_rng(11)
+    n = 20_000
+    groups = rng.integers(0, 2, size=n)
+    truth = np.array([[0.6, 0.5, 0.1], [0.2, 0.5, 0.8]])
+    ticked = (rng.random((n, 3)) < truth[groups]).astype(np.int64)
+    group_mechanism, mechanism = ldp.randomized_response(2.0), ldp.sampled_boxes(2.0, 3)
+    reports = mechanism.perturb(ticked, rng)
+    counts = joint.pair_counts(group_mechanism, mechanism, group_mechanism.perturb(groups, rng),
+                               2 * reports[:, 0] + reports[:, 1])
+    found = checkall.option_breakdowns(group_mechanism, mechanism, counts)
+    error = (found.share_ci_high - found.share_ci_low) / (2 * ldp.Z95)
+    assert found.share.shape == (2, 3)
+    assert np.all(np.abs(found.share - truth) < 5 * error)
+    mean_error = 3 * (found.ticked.share_ci_high[:, 1] - found.ticked.share_ci_low[:, 1]) / 3.92
+    assert np.all(np.abs(3 * found.ticked.share[:, 1] - truth.sum(axis=1)) < 5 * mean_error)
+    difference = found.difference(1, 0)
+    assert np.all(difference.ci_low <= difference.estimate)
+    assert difference.estimate[2] > 0 > difference.estimate[0]
