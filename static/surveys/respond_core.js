@@ -188,9 +188,8 @@ export function describeReport(question, report) {
   if (!isValidReport(question, report)) return gettext("(not recorded)");
   if (question.encoding === "sampled") {
     const [box, ticked] = report;
-    return interpolate(gettext(ticked ? "“%(label)s”: ticked" : "“%(label)s”: not ticked"), {
-      label: question.labels[box],
-    });
+    const text = ticked ? gettext("“%(label)s”: ticked") : gettext("“%(label)s”: not ticked");
+    return interpolate(text, { label: question.labels[box] });
   }
   if (question.encoding !== "unary") {
     return question.labels[report] ?? interpolate(gettext("answer %(number)s"), { number: report + 1 });
