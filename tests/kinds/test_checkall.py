@@ -173,6 +173,8 @@ def test_results_give_every_share_and_the_mean_number_ticked(client, researcher)
     page = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
     assert f'data-mean-count>{mean["estimate"]:.2f}</p>' in page
     assert f"95% interval {mean['ci_low']:.2f} to {mean['ci_high']:.2f}" in page
+    assert f"Before it is kept within 0 and the number of options: {mean['unbiased']:.2f}" in page
+    assert "One option is picked at random; its box is sent as the respondent set it" in page
     # the check-all question can be broken down by the yes/no one, not the other way round
     assert page.count("Break this question down by") == 1
     assert f'<option value="{yes_json["id"]}">' in page
