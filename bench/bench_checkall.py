@@ -19,6 +19,12 @@ for the mean number of options ticked, the bias of the headline (with its Monte-
 and the coverage of the 95% interval (with its binomial standard error). ``LOW`` flags a
 coverage below 0.93, ``HIGH`` above 0.97 with n >= 1,000.
 
+Part 3, breakdowns (``ldp.checkall.option_breakdowns``): a yes/no grouping question (30% in
+group "yes") and 3 options whose shares differ between the groups, both at the same
+epsilon, G studies per cell; the (group report, cell) counts are Multinomial from their
+exact law. Prints the coverage of each option's share within each group, of each option's
+difference between the groups, and of each group's mean number ticked.
+
 Fixed seed; a few minutes on one core.
 """
 
@@ -32,6 +38,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from surveys import ldp  # noqa: E402
+from surveys.ldp import checkall, joint  # noqa: E402, F401 (ldp.checkall, ldp.joint)
 
 EPSILONS = (0.5, 1.0, 2.0, 4.0)
 SIZES = (100, 1000, 10_000, 100_000)
@@ -148,11 +155,52 @@ def bias_of_shares(studies: int, k: int, rng: np.random.Generator) -> None:
             f"{s:.2f}: {b:+.4f} ({e:.4f})" for s, b, e in zip(shares, bias, error, strict=True)))
 
 
+GROUP_TRUTH = np.array([[0.6, 0.5, 0.1], [0.2, 0.5, 0.8]])
+"""Each option's share within the groups "no" (row 0) and "yes" (row 1) of Part 3."""
+
+
+def group_coverage(studies: int, rng: np.random.Generator) -> None:
+    k, in_yes = GROUP_TRUTH.shape[1], 0.3
+    print(f"\nPart 3: breakdowns by a yes/no group ({in_yes:.0%} yes), option shares "
+          f"{GROUP_TRUTH.tolist()} by group; {studies:,} studies per cell")
+    print("eps      n   shares in groups: lowest / mean coverage   differences: lowest / mean"
+          "   group mean counts: coverages")
+    for epsilon in (0.5, 1.0, 2.0, 4.0):
+        group_mechanism, mechanism = ldp.randomized_response(epsilon), ldp.sampled_boxes(epsilon, k)
+        report_law = group_mechanism.matrix()  # [report, true group]
+        law = sum(  # P(group report r, cell c) = sum over true groups g
+            share * np.outer(report_law[:, g], cell_probabilities(mechanism, GROUP_TRUTH[g]))
+            for g, share in enumerate((1 - in_yes, in_yes))
+        )
+        for n in (1000, 10_000):
+            tables = rng.multinomial(n, law.ravel(), size=studies).reshape(studies, 2, 2 * k)
+            shares, differences, means = [], [], []
+            for table in tables:
+                counts = ldp.joint.PairCounts(n, table, table.sum(axis=1), table.sum(axis=0))
+                found = ldp.checkall.option_breakdowns(group_mechanism, mechanism, counts)
+                shares.append((found.share_ci_low <= GROUP_TRUTH)
+                              & (GROUP_TRUTH <= found.share_ci_high))
+                difference = found.difference(1, 0)
+                true_difference = GROUP_TRUTH[1] - GROUP_TRUTH[0]
+                differences.append((difference.ci_low <= true_difference)
+                                   & (true_difference <= difference.ci_high))
+                low, high = found.ticked.share_ci_low[:, 1], found.ticked.share_ci_high[:, 1]
+                mean_share = GROUP_TRUTH.sum(axis=1) / k
+                means.append((low <= mean_share) & (mean_share <= high))
+            share_coverage = np.mean(shares, axis=0)
+            difference_coverage = np.mean(differences, axis=0)
+            print(f"{epsilon:4g} {n:7,d}   {share_coverage.min():.3f} / {share_coverage.mean():.3f}"
+                  f"                        {difference_coverage.min():.3f} / "
+                  f"{difference_coverage.mean():.3f}           "
+                  f"{' '.join(f'{c:.3f}' for c in np.mean(means, axis=0))}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--studies", type=int, default=1000)
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--skip-compare", action="store_true")
+    parser.add_argument("--group-studies", type=int, default=1000)
     args = parser.parse_args()
     rng = np.random.default_rng(SEED)
     start = time.time()
@@ -160,6 +208,7 @@ def main() -> None:
         compare(max(args.studies, 2000), rng)
     coverage(args.studies, args.k, rng)
     bias_of_shares(args.studies, args.k, rng)
+    group_coverage(args.group_studies, rng)
     print(f"\n{time.time() - start:.0f} s")
 
 
