@@ -67,7 +67,12 @@ function respondentsSection(sentences) {
 function show(data) {
   const probability = percent(data.truth_probability);
   const truth =
-    data.encoding === "unary"
+    data.encoding === "sampled"
+      ? interpolate(
+          gettext("Each respondent's browser picks one option at random and sends only its box, kept as the respondent set it with probability %(probability)s, flipped otherwise; each option's share rests on about one report in k."),
+          { probability },
+        )
+      : data.encoding === "unary"
       ? interpolate(
           gettext("Each choice is a separate box; the box of the true answer is ticked with probability %(probability)s, the others are ticked at random."),
           { probability },
@@ -142,7 +147,7 @@ async function update() {
 function toggleFields() {
   const kind = field("kind").value;
   const row = field("choices").closest(".mb-3");
-  if (row) row.hidden = kind !== "categorical";
+  if (row) row.hidden = !["categorical", "checkall"].includes(kind);
   for (const name of ["scale_points", "scale_low", "scale_high"]) {
     const scaleRow = field(name)?.closest(".mb-3");
     if (scaleRow) scaleRow.hidden = kind !== "rating";
@@ -150,7 +155,7 @@ function toggleFields() {
   const anchor = field("known_percent")?.closest(".mb-3");
   if (anchor) anchor.hidden = kind !== "yesno";
   const override = field("mechanism_override")?.closest(".mb-3");
-  if (override) override.hidden = field("kind").value === "yesno";
+  if (override) override.hidden = ["yesno", "checkall"].includes(kind); // one method each
   groupRow.hidden = !grouping();
 }
 

@@ -8,6 +8,9 @@
 // encoding "index": report the answer with probability p, else one of the k - 1 others
 //                   uniformly (each with probability q).
 // encoding "unary": k bits; bit i is 1 with probability p if i is the answer, q otherwise.
+// encoding "sampled": check all that apply; the answer is k boxes (0/1). One box j is picked
+//                   uniformly, its value kept with probability p (= q) and flipped otherwise;
+//                   the report is [j, value] (surveys/ldp/checkall.py).
 
 const MAX_CATEGORIES = 1000;
 const TWO_POW_26 = 2 ** 26;
@@ -65,6 +68,7 @@ function isProbability(x) {
 function epsilonOf(encoding, p, q) {
   if (encoding === "bit") return Math.log(Math.max(p / (1 - q), q / (1 - p)));
   if (encoding === "index") return Math.log(p / q);
+  if (encoding === "sampled") return Math.log(p / (1 - p));
   return Math.log((p * (1 - q)) / ((1 - p) * q));
 }
 
@@ -73,8 +77,8 @@ function epsilonOf(encoding, p, q) {
 export function validateSpec(spec) {
   if (spec === null || typeof spec !== "object") throw new Error("spec must be an object");
   const { encoding, k, p, q, epsilon } = spec;
-  if (!["bit", "index", "unary"].includes(encoding)) {
-    throw new Error(`spec.encoding must be "bit", "index" or "unary", got ${encoding}`);
+  if (!["bit", "index", "unary", "sampled"].includes(encoding)) {
+    throw new Error(`spec.encoding must be "bit", "index", "unary" or "sampled", got ${encoding}`);
   }
   if (!Number.isInteger(k) || k < 2 || k > MAX_CATEGORIES) {
     throw new Error(`spec.k must be a whole number from 2 to ${MAX_CATEGORIES}, got ${k}`);
@@ -83,7 +87,7 @@ export function validateSpec(spec) {
   if (!isProbability(p) || !isProbability(q)) {
     throw new Error(`spec.p and spec.q must be numbers strictly between 0 and 1, got ${p}, ${q}`);
   }
-  if (encoding === "bit" ? !(p + q > 1) : !(p > q)) {
+  if (encoding === "sampled" ? !(p === q && p > 0.5) : encoding === "bit" ? !(p + q > 1) : !(p > q)) {
     throw new Error("spec.p and spec.q would make reports uninformative or misleading");
   }
   if (encoding === "index" && Math.abs(p + (k - 1) * q - 1) > 1e-12) {
@@ -99,11 +103,19 @@ export function validateSpec(spec) {
   }
 }
 
-// Randomize one answer (an integer category: 0 = no / 1 = yes for yes/no questions).
-// Returns 0|1 for "bit", an integer in [0, k) for "index", an array of k 0/1 for "unary".
+// Randomize one answer (an integer category: 0 = no / 1 = yes for yes/no questions; for
+// "sampled", an array of k 0/1, the ticked boxes). Returns 0|1 for "bit", an integer in
+// [0, k) for "index", an array of k 0/1 for "unary", [box, 0|1] for "sampled".
 export function randomize(spec, answer, source = cryptoSource) {
   validateSpec(spec);
   const { encoding, k, p, q } = spec;
+  if (encoding === "sampled") {
+    if (!Array.isArray(answer) || answer.length !== k || !answer.every((x) => x === 0 || x === 1)) {
+      throw new Error(`answer must be an array of ${k} zeros and ones`);
+    }
+    const box = uniformInt(k, source);
+    return [box, bernoulli(p, source) ? answer[box] : 1 - answer[box]];
+  }
   if (!Number.isInteger(answer) || answer < 0 || answer >= k) {
     throw new Error(`answer must be a whole number from 0 to ${k - 1}, got ${answer}`);
   }

@@ -131,12 +131,19 @@ export function isValidReport(question, report) {
     return Array.isArray(report) && report.length === question.k && report.every(isBit);
   }
   if (question.encoding === "bit") return isBit(report);
+  if (question.encoding === "sampled") {
+    return Array.isArray(report) && report.length === 2 && Number.isInteger(report[0]) &&
+      report[0] >= 0 && report[0] < question.k && isBit(report[1]);
+  }
   return Number.isInteger(report) && report >= 0 && report < question.k;
 }
 
-/** The questions that have no answer yet (answers: question id -> category index). */
+/** The questions that have no answer yet (answers: question id -> category index, or the
+ * ticked boxes of a check-all question, where ticking none is an answer too). */
 export function unanswered(questions, answers) {
-  return questions.filter((question) => !Number.isInteger(answers[question.id]));
+  return questions.filter(
+    (question) => !Number.isInteger(answers[question.id]) && !Array.isArray(answers[question.id]),
+  );
 }
 
 /**
@@ -179,6 +186,11 @@ export function pageAfterSending(completionUrl, thanksUrl) {
 /** A report in words, with the question's labels: "Yes", "Often", "boxes ticked: A, C". */
 export function describeReport(question, report) {
   if (!isValidReport(question, report)) return gettext("(not recorded)");
+  if (question.encoding === "sampled") {
+    const [box, ticked] = report;
+    const text = ticked ? gettext("“%(label)s”: ticked") : gettext("“%(label)s”: not ticked");
+    return interpolate(text, { label: question.labels[box] });
+  }
   if (question.encoding !== "unary") {
     return question.labels[report] ?? interpolate(gettext("answer %(number)s"), { number: report + 1 });
   }

@@ -29,7 +29,7 @@ def open_survey(survey: Survey) -> None:
                 question.spec = question.mechanism().spec()
                 Question.objects.filter(pk=question.pk).update(spec=question.spec)
             Tally.objects.bulk_create(
-                [Tally(question=question, index=i) for i in range(question.mechanism().k)],
+                [Tally(question=question, index=i) for i in range(question.mechanism().tally_size)],
                 ignore_conflicts=True,
             )
         survey.status = Survey.Status.OPEN

@@ -43,6 +43,10 @@ class BreakdownForm(forms.Form):
         group = self.questions[self.cleaned_data["by"]]
         if group.pk == self.question.pk:
             raise forms.ValidationError(gettext("A question cannot be broken down by itself."))
+        if not group.question_kind.groups:
+            raise forms.ValidationError(gettext(
+                "A check-all question cannot group respondents: each ticks a set, not one answer."
+            ))
         return group
 
     def clean(self) -> dict:

@@ -129,6 +129,10 @@ class QuestionForm(forms.ModelForm):
             self.add_error(
                 "known_percent", gettext("Only yes/no questions can be validation anchors.")
             )
+        if kind is not None and not kind.groups and cleaned.get("used_for_breakdowns"):
+            self.add_error("used_for_breakdowns", gettext(
+                "A check-all question cannot group respondents: each ticks a set, not one answer."
+            ))
         if kind is not None:
             field = "scale_low" if kind.scored else "choices"
             for problem in kind.answer_problems(cleaned.get("choices", [])):

@@ -55,7 +55,8 @@ def _likely(ratio: float) -> str:
 def describe_protection(mechanism: ldp.Mechanism) -> str:
     """How often the true answer gets through and how much a received report proves, for
     one question randomized with `mechanism` (yes/no: p = P(yes | yes), q = P(no | no);
-    index: truth w.p. p, each other answer w.p. q; unary: own box ticked w.p. p, others q)."""
+    index: truth w.p. p, each other answer w.p. q; unary: own box ticked w.p. p, others q;
+    sampled: one box picked at random, kept w.p. p)."""
     p, q, k = mechanism.p, mechanism.q, mechanism.k
     if mechanism.encoding == "bit":
         if math.isclose(p, q):
@@ -93,6 +94,13 @@ def describe_protection(mechanism: ldp.Mechanism) -> str:
             "others.",
             k - 1,
         ) % {"p": percent(p), "others": k - 1, "likely": _likely(p / q)}
+    if mechanism.encoding == "sampled":
+        return _(
+            "Your browser picks one of the %(k)s options at random and sends only that "
+            "option's box: as you set it in %(p)s of cases, the opposite in the others. "
+            "Whatever we receive is %(likely)s to come from one set of ticked boxes "
+            "than from any other."
+        ) % {"k": k, "p": percent(p), "likely": _likely(_odds_limit(mechanism))}
     return _(
         "Your answer is sent as a row of %(k)s boxes, one per choice, with only your choice "
         "ticked. Before anything is sent, your browser redraws every box at random: the box "

@@ -53,6 +53,9 @@ class QuestionKind:
     """The part of its results card above the chart, or None."""
     answer_control: str = "one_choice"
     """How a respondent gives the true answer (see the module's docstring)."""
+    groups: bool = True
+    """Whether its questions can group others in breakdowns: one answer per respondent (a
+    check-all question has a set, not one answer)."""
     scored: bool = False
     """Whether its answers are the ordered points 1..k of a scale, whose mean score results
     and breakdowns show (``surveys.ldp.scores``)."""

@@ -223,12 +223,13 @@ class PairCounts:
 
 
 def _support_matrix(mech: ldp.Mechanism, reports: Any, name: str) -> np.ndarray:
-    """Validated reports of one question: a 1-D int array of categories (one-hot encodings)
-    or an (rows, k) 0/1 array (unary)."""
+    """Validated reports of one question: a 1-D int array of categories (one-hot encodings),
+    of tally cells (check-all questions, ``tally_size`` of them) or an (rows, k) 0/1 array
+    (unary)."""
     message = (
         f"{name} must be lists of {mech.k} zeros and ones (unary reports)"
         if mech.encoding == "unary"
-        else f"{name} must be whole numbers from 0 to {mech.k - 1}"
+        else f"{name} must be whole numbers from 0 to {mech.tally_size - 1}"
     )
     try:
         r = np.asarray(reports)
@@ -242,7 +243,7 @@ def _support_matrix(mech: ldp.Mechanism, reports: Any, name: str) -> np.ndarray:
     if mech.encoding == "unary":
         if np.any((r != 0) & (r != 1)):
             raise ValueError(message)
-    elif r.min() < 0 or r.max() >= mech.k:
+    elif r.min() < 0 or r.max() >= mech.tally_size:
         raise ValueError(message)
     return r.astype(np.int64)
 
@@ -255,8 +256,9 @@ def pair_counts(
     weights: Sequence[int] | None = None,
 ) -> PairCounts:
     """Counts of paired reports: ``reports_a[r]`` and ``reports_b[r]`` come from one respondent
-    (ints for "bit"/"index", lists of 0/1 for "unary"), ``weights[r]`` (default 1) is how many
-    respondents sent that pair. ValueError for a malformed report or weight. O(rows x k)."""
+    (ints for "bit"/"index", lists of 0/1 for "unary", tally cells for check-all questions'
+    "sampled" reports), ``weights[r]`` (default 1) is how many respondents sent that pair.
+    ValueError for a malformed report or weight. O(rows x k)."""
     ra = _support_matrix(mech_a, reports_a, "reports_a")
     rb = _support_matrix(mech_b, reports_b, "reports_b")
     if len(ra) != len(rb):
@@ -267,7 +269,7 @@ def pair_counts(
         w = _int_array("weights", weights, 1)
         if w.size != len(ra):
             raise ValueError(f"weights must have one entry per pair ({len(ra)}), got {w.size}")
-    k_a, k_b = mech_a.k, mech_b.k
+    k_a, k_b = mech_a.tally_size, mech_b.tally_size
     if len(ra) == 0:
         return PairCounts.zero(k_a, k_b)
     unary_a, unary_b = ra.ndim == 2, rb.ndim == 2

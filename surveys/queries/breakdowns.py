@@ -11,6 +11,7 @@ mathematics is in ``surveys.ldp.joint``.
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,7 +21,7 @@ from django.db.models import F, Func, TextField
 
 from surveys import ldp
 from surveys.helpers import numbers
-from surveys.ldp import joint, scores
+from surveys.ldp import checkall, joint, scores
 from surveys.models import PairTally, Question, Survey
 from surveys.queries.contracts import BreakdownQuestion, BreakdownResults, MeanScore
 from surveys.queries.results import CACHE_SECONDS, snapshot
@@ -38,7 +39,7 @@ def pair_counts(survey: Survey, group: Question, question: Question) -> joint.Pa
         question_b=second,
         defaults={  # a callable: evaluated only when the row is created
             "counts": lambda: joint.PairCounts.zero(
-                first.mechanism().k, second.mechanism().k
+                first.mechanism().tally_size, second.mechanism().tally_size
             ).to_json()
         },
     )
@@ -92,7 +93,11 @@ def _parse(mechanism: ldp.Mechanism, reports: list[Any]) -> np.ndarray:
     """Stored reports as the database gives them (``ReportOf``) as an array for
     ``joint.pair_counts``: numbers (as numbers or text), or JSON lists of 0s and 1s, whose
     digits, in order, are the bits. Decoding the lists with ``json`` took longer than
-    reading them (3 to 5 s per million)."""
+    reading them (3 to 5 s per million). A check-all question's reports, JSON lists
+    [option, 0 or 1], become their tally cells."""
+    if mechanism.encoding == "sampled":
+        pairs = [json.loads(report) if isinstance(report, str) else report for report in reports]
+        return np.array([mechanism.support(pair)[0] for pair in pairs], dtype=np.int64)
     if mechanism.encoding != "unary":
         return np.array([int(report) for report in reports], dtype=np.int64)
     digits = np.frombuffer("".join(reports).encode("ascii"), dtype=np.uint8)
@@ -167,7 +172,12 @@ def _computed(
     counts: joint.PairCounts,
 ) -> BreakdownResults:
     positions = {q.pk: position for position, q in enumerate(survey.ordered_questions(), 1)}
-    found = joint.breakdown(group.mechanism(), question.mechanism(), counts)
+    mechanism = question.mechanism()
+    found = (
+        checkall.option_breakdowns(group.mechanism(), mechanism, counts)
+        if isinstance(mechanism, ldp.SampledBoxes)
+        else joint.breakdown(group.mechanism(), mechanism, counts)
+    )
     group_labels, answer_labels = group.labels(), question.labels()
     if compare is None:  # the last group with the first: "Yes" with "No", oldest with youngest
         compare = (len(group_labels) - 1, 0)

@@ -92,6 +92,7 @@ class QuestionResults(TypedDict):
     categories: list[CategoryResults] | None
     mean_score: QuestionMeanScore | None  # rating scales only (points 1..k)
     anchor: Anchor | None  # validation anchors only (a known true share)
+    mean_count: QuestionMeanScore | None  # check-all questions only: options ticked, 0..k
 
 
 class SurveyResults(TypedDict):

@@ -46,7 +46,7 @@ METHODS = {
 }
 """How the headline estimates and their intervals are made, for the pages and the JSON."""
 
-RESULTS_VERSION = 7
+RESULTS_VERSION = 8
 """Part of every snapshot, so that results (and result cards) cached by a version of the
 site that computed or showed other fields are never served: bump it when they change."""
 
@@ -200,6 +200,10 @@ def question_results(
     interval ``agrees`` with it, and the estimated share of ``careless`` respondents with its
     interval (``surveys.ldp.anchors``); None for other questions, and its figures None
     without reports.
+
+    ``mean_count``, for a check-all question: the mean number of options a respondent ticks
+    with its 95% interval (``ldp.SampledBoxes.mean_count``), None for other kinds and
+    without reports.
     """
     mechanism = question.mechanism()
     labels = question.labels()
@@ -224,15 +228,18 @@ def question_results(
         "categories": None,
         "mean_score": None,
         "anchor": None,
+        "mean_count": None,
     }
     if question.question_kind.scored:
         found = scores.mean_score(mechanism, counts or [0] * mechanism.k, n if counts else 0)
         result["mean_score"] = found.to_dict()  # type: ignore[typeddict-item]
     if counts is None or n == 0:
-        result["anchor"] = _anchor(question, mechanism, mechanism.estimate([0] * mechanism.k, 0))
+        result["anchor"] = _anchor(question, mechanism)
         return result
     estimate = mechanism.estimate(counts, n)
     result["anchor"] = _anchor(question, mechanism, estimate)
+    if isinstance(mechanism, ldp.SampledBoxes):
+        result["mean_count"] = mechanism.mean_count(counts, n).to_dict()  # type: ignore[typeddict-item]
     wald = ldp.Z95 * estimate.std_errors
     unbiased_low = (estimate.proportions - wald).clip(0, 1)
     unbiased_high = (estimate.proportions + wald).clip(0, 1)
@@ -261,10 +268,15 @@ def question_results(
     return result
 
 
-def _anchor(question: Question, mechanism: ldp.Mechanism, estimate: ldp.Estimate) -> Any:
-    """A validation anchor's check (``contracts.Anchor``), or None for another question."""
+def _anchor(
+    question: Question, mechanism: ldp.Mechanism, estimate: ldp.Estimate | None = None
+) -> Any:
+    """A validation anchor's check (``contracts.Anchor``) from the question's ``estimate``
+    (None: no reports yet), or None for another question."""
     if question.known_share is None:
         return None
+    if estimate is None:
+        estimate = mechanism.estimate([0] * mechanism.k, 0)
     answer = question.question_kind.anchor_answer
     found = anchors.check_anchor(mechanism, estimate, answer, question.known_share)
     return {"answer": question.labels()[answer], **found.to_dict()}
@@ -313,8 +325,11 @@ def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
 
 def report_columns(question: Question, position: int) -> list[str]:
     """CSV columns of a question: ``q<position>``, or ``q<position>_<c>`` for bit c (category
-    c, counted from 0) of a unary report."""
+    c, counted from 0) of a unary report, ``q<position>_option`` and ``q<position>_ticked``
+    for a check-all report."""
     mechanism = question.mechanism()
+    if mechanism.encoding == "sampled":
+        return [f"q{position}_option", f"q{position}_ticked"]
     if mechanism.encoding == "unary":
         return [f"q{position}_{c}" for c in range(mechanism.k)]
     return [f"q{position}"]
@@ -428,8 +443,8 @@ def other_tools(mechanism: ldp.Mechanism, column: str) -> dict[str, Any]:
     matrix of R's RRreg), the ``rrreg`` call that estimates its shares from its column, and
     for yes/no questions the ``rrlogit`` options of Stata's rrlogit (the report is "yes"
     with probability pyes + (1 - pyes - pno) x the true share). None where the reports are
-    rows of bits (unary encodings), which these tools do not read."""
-    if mechanism.encoding == "unary":
+    rows of bits (unary encodings) or check-all pairs, which these tools do not read."""
+    if mechanism.encoding in ("unary", "sampled"):
         return {"randomization_matrix": None, "rrreg": None, "rrlogit": None}
     matrix = mechanism.matrix()
     by_column = ", ".join(repr(float(x)) for x in matrix.T.ravel())  # R fills by column
@@ -451,4 +466,7 @@ READING = {
     "is reported with probability p, each other answer with probability q.",
     "unary": "One column per answer (suffix = index into labels, from 0): the true answer's "
     "bit is 1 with probability p, every other bit is 1 with probability q.",
+    "sampled": "Two columns (check all that apply): '_option' is the index into labels (from "
+    "0) of the option picked uniformly at random, '_ticked' whether its box was ticked (1) or "
+    "not (0), kept with probability p and flipped otherwise.",
 }

@@ -56,6 +56,9 @@ def _randomization(question: Question) -> str:
     p, q = f"{spec['p']:.6g}", f"{spec['q']:.6g}"
     if mechanism.encoding == "bit":
         meaning = f"P(report 1 | true yes) = {p}, P(report 0 | true no) = {q}"
+    elif mechanism.encoding == "sampled":
+        meaning = (f"one option picked uniformly at random; its box reported as set with "
+                   f"probability {p}, flipped otherwise")
     elif mechanism.encoding == "index":
         meaning = f"true answer reported with probability {p}, each other answer with {q}"
     else:
@@ -102,6 +105,15 @@ def labelled_reports(survey: Survey) -> LabelledReports:
         answers = question.labels()
         brief = _brief(question)
         document.append(f"{', '.join(columns)}: {question.text} [{_randomization(question)}]")
+        if question.mechanism().encoding == "sampled":
+            option, ticked = columns
+            labels[option] = f"{question.text}: option asked about (picked at random)"
+            short_labels[option] = f"{brief} option: {question.text}"
+            value_labels[option] = dict(enumerate(answers))
+            labels[ticked] = f"{question.text}: that option ticked (randomized)"
+            short_labels[ticked] = f"{brief} ticked: {question.text}"
+            value_labels[ticked] = {0: "not ticked", 1: "ticked"}
+            continue
         if len(columns) == 1:
             name = columns[0]
             labels[name] = f"{question.text} (randomized)"

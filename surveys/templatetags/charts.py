@@ -271,7 +271,7 @@ def _table_row(category: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-BREAKDOWN_FORM_FIELDS = ("id", "position", "text", "used_for_breakdowns")
+BREAKDOWN_FORM_FIELDS = ("id", "position", "text", "used_for_breakdowns", "kind")
 
 
 def breakdown_forms(data: dict[str, Any], survey: Survey) -> dict[int, str]:
@@ -293,11 +293,14 @@ def _breakdown_forms(
     ``BREAKDOWN_FORM_FIELDS``, in ``language`` (the active one), kept in this process for the
     last few such surveys: their key is all they are a function of, so they are never stale,
     and keeping them costs no query."""
-    others = [dict(zip(BREAKDOWN_FORM_FIELDS, question, strict=True)) for question in questions]
-    return {
-        question["id"]: render_to_string(
-            "surveys/results/breakdown_form.html",
-            {"survey_pk": survey_pk, "question": question, "questions": others},
-        )
-        for question in others
-    }
+    every = [dict(zip(BREAKDOWN_FORM_FIELDS, question, strict=True)) for question in questions]
+    groups = [other for other in every if KINDS[other["kind"]].groups]
+    forms = {}
+    for question in every:
+        others = [other for other in groups if other["id"] != question["id"]]
+        if others:
+            forms[question["id"]] = render_to_string(
+                "surveys/results/breakdown_form.html",
+                {"survey_pk": survey_pk, "question": question, "questions": others},
+            )
+    return forms

@@ -62,3 +62,17 @@ test("a rating scale reads the chosen point's index, forgets it and shows it, as
   control.clear(fieldset);
   assert.equal(control.read(fieldset), undefined);
 });
+
+test("check all that apply reads every box (none ticked is an answer), forgets and shows them", () => {
+  const fieldset = choiceFieldset(4, { control: "check_all", question: "9" });
+  const control = controlOf(fieldset);
+  assert.equal(control, ANSWER_CONTROLS.check_all);
+  assert.deepEqual(control.read(fieldset), [0, 0, 0, 0]);
+  fieldset.radios[1].checked = true;
+  fieldset.radios[3].checked = true;
+  assert.deepEqual(control.read(fieldset), [0, 1, 0, 1]);
+  control.highlight(fieldset);
+  assert.deepEqual(fieldset.options.map((o) => o.classList.has("border-primary")), [false, true, false, true]);
+  control.clear(fieldset);
+  assert.deepEqual(control.read(fieldset), [0, 0, 0, 0]);
+});

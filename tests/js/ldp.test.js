@@ -12,7 +12,7 @@ import {
 } from "../../static/surveys/ldp.js";
 import { replaySource, seededSource } from "./seeded.js";
 
-const { vectors } = JSON.parse(readFileSync(new URL("../ldp_vectors.json", import.meta.url)));
+const { vectors, checkall } = JSON.parse(readFileSync(new URL("../ldp_vectors.json", import.meta.url)));
 const DRAWS = 200_000;
 
 // Upper 0.001 quantile of chi-square(df), Wilson-Hilferty approximation:
@@ -69,6 +69,50 @@ for (const [index, vector] of vectors.entries()) {
     assert.ok(statistic < chiSquareCritical(df), `chi2 = ${statistic} with ${df} df`);
   });
 }
+
+// Check all that apply: for each ticked set of the shared vectors, the 2k (box, value) counts
+// of seeded reports against DRAWS * P([box, value] | set), chi-square with 2k - 1 df.
+for (const [index, { spec, cases }] of checkall.entries()) {
+  for (const { ticked, probabilities } of cases) {
+    test(`check-all sampler matches the vectors: k=${spec.k} epsilon=${spec.epsilon} ticked=${ticked.join("")}`, () => {
+      const source = seededSource(5000 + index);
+      const table = Array.from({ length: spec.k }, () => [0, 0]);
+      for (let t = 0; t < DRAWS; t++) {
+        const [box, value] = randomize(spec, ticked, source);
+        table[box][value] += 1;
+      }
+      let statistic = 0;
+      for (let box = 0; box < spec.k; box++) {
+        for (const value of [0, 1]) {
+          const expected = DRAWS * probabilities[box][value];
+          statistic += (table[box][value] - expected) ** 2 / expected;
+        }
+      }
+      const df = 2 * spec.k - 1;
+      assert.ok(statistic < chiSquareCritical(df), `chi2 = ${statistic} with ${df} df`);
+    });
+  }
+}
+
+test("a check-all report has the same shape whatever is ticked", () => {
+  const source = seededSource(11);
+  for (const { spec, cases } of checkall) {
+    for (const { ticked } of cases) {
+      const [box, value] = randomize(spec, ticked, source);
+      assert.ok(Number.isInteger(box) && box >= 0 && box < spec.k);
+      assert.ok(value === 0 || value === 1);
+    }
+    assert.throws(() => randomize(spec, 1, source), /array of/);
+    assert.throws(() => randomize(spec, new Array(spec.k + 1).fill(0), source), /array of/);
+  }
+});
+
+test("a check-all spec whose p promises less privacy than its epsilon is refused", () => {
+  const { spec } = checkall[0];
+  validateSpec(spec);
+  assert.throws(() => validateSpec({ ...spec, p: 0.99, q: 0.99 }), /less privacy/);
+  assert.throws(() => validateSpec({ ...spec, q: spec.p / 2 }), /uninformative/);
+});
 
 test("every shared vector is a valid spec", () => {
   for (const { spec } of vectors) validateSpec(spec);

@@ -201,6 +201,17 @@ test("reports are checked against their encoding", () => {
   assert.ok(!isValidReport(grr, 1.5) && !isValidReport(grr, undefined));
   assert.ok(isValidReport(unary, [0, 0, 0, 0]) && !isValidReport(unary, [0, 0, 0]));
   assert.ok(!isValidReport(unary, [0, 0, 0, 2]) && !isValidReport(unary, 1));
+  const checkAll = { ...unary, encoding: "sampled" };
+  assert.ok(isValidReport(checkAll, [3, 1]) && isValidReport(checkAll, [0, 0]));
+  assert.ok(!isValidReport(checkAll, [4, 1]) && !isValidReport(checkAll, [0, 2]));
+  assert.ok(!isValidReport(checkAll, [0, 0, 0, 0]) && !isValidReport(checkAll, 1));
+});
+
+test("a check-all question is answered even with no box ticked, and read back in words", () => {
+  assert.deepEqual(unanswered(questions, { 11: [0, 0], 12: 0, 13: [] }), []);
+  const checkAll = { ...unary, encoding: "sampled" };
+  assert.equal(describeReport(checkAll, [1, 1]), "“B”: ticked");
+  assert.equal(describeReport(checkAll, [3, 0]), "“D”: not ticked");
 });
 
 test("unanswered questions are listed in order", () => {

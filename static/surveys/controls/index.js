@@ -3,10 +3,15 @@
 // true answer from its fieldset (read), forgets it (clear) and shows it (highlight); the
 // answer never leaves the page: respond.js randomizes it (ldp.js) and sends only the report.
 
+import * as checkAll from "./check_all.js";
 import * as oneChoice from "./one_choice.js";
 import * as ratingScale from "./rating_scale.js";
 
-export const ANSWER_CONTROLS = { one_choice: oneChoice, rating_scale: ratingScale };
+export const ANSWER_CONTROLS = {
+  check_all: checkAll,
+  one_choice: oneChoice,
+  rating_scale: ratingScale,
+};
 
 /** The control of a question's fieldset. */
 export function controlOf(fieldset) {

@@ -1,0 +1,216 @@
+"""Check-all-that-apply questions: which mechanism, and the bias and coverage of its estimates
+(surveys/ldp/checkall.py; not a test).
+
+Run: .venv/bin/python bench/bench_checkall.py [--studies S] [--k K]
+
+Part 1, the choice of mechanism: the variance of one option's estimated share, times n, for
+(a) every box randomized by Warner's randomized response at epsilon / k and (b) the sampled
+box (one option picked at random, its box randomized at epsilon), at epsilon 0.5, 1, 2, 4 and
+k = 3, 5, 8, 12 options, with every option's true share 1/2 (the worst case of both) and
+0.1. Measured over S simulated studies of n = 1,000 respondents (the reports' counts drawn
+from their exact laws: Binomial for (a), Multinomial over the 2k cells for (b)); the ratio
+(b) / (a) below 1 means the sampled box is more precise.
+
+Part 2, the sampled box's estimates: K options with true shares spread from 2% to 98%,
+epsilon 0.5, 1, 2, 4 and n 100 to 100,000, S studies per cell. Respondents are iid and
+their boxes independent; a report's law depends only on the option shares, so the 2K cells'
+counts are Multinomial(n, cell probabilities), exactly. Prints, for each option's share and
+for the mean number of options ticked, the bias of the headline (with its Monte-Carlo error)
+and the coverage of the 95% interval (with its binomial standard error). ``LOW`` flags a
+coverage below 0.93, ``HIGH`` above 0.97 with n >= 1,000.
+
+Part 3, breakdowns (``ldp.checkall.option_breakdowns``): a yes/no grouping question (30% in
+group "yes") and 3 options whose shares differ between the groups, both at the same
+epsilon, G studies per cell; the (group report, cell) counts are Multinomial from their
+exact law. Prints the coverage of each option's share within each group, of each option's
+difference between the groups, and of each group's mean number ticked.
+
+Fixed seed; a few minutes on one core.
+"""
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from surveys import ldp  # noqa: E402
+from surveys.ldp import checkall, joint  # noqa: E402, F401 (ldp.checkall, ldp.joint)
+
+EPSILONS = (0.5, 1.0, 2.0, 4.0)
+SIZES = (100, 1000, 10_000, 100_000)
+OPTION_COUNTS = (3, 5, 8, 12)
+SEED = 20261126
+
+
+def every_box_shares(epsilon: float, k: int, share: float, n: int, studies: int,
+                     rng: np.random.Generator) -> np.ndarray:
+    """Option 0's unbiased share in each study, every box randomized at epsilon / k."""
+    box = ldp.randomized_response(epsilon / k)
+    ones = rng.binomial(n, (1 - box.p) + (2 * box.p - 1) * share, size=studies)
+    return (ones / n - (1 - box.p)) / (2 * box.p - 1)
+
+
+def cell_probabilities(mechanism: ldp.SampledBoxes, shares: np.ndarray) -> np.ndarray:
+    """P(report [j, y]) for iid respondents ticking option j with probability shares[j]."""
+    rate = (1 - mechanism.p) + (2 * mechanism.p - 1) * shares
+    return np.stack([1 - rate, rate], axis=1).ravel() / mechanism.k
+
+
+def sampled_shares(epsilon: float, k: int, share: float, n: int, studies: int,
+                   rng: np.random.Generator) -> np.ndarray:
+    """Option 0's unbiased share in each study, with the sampled box."""
+    mechanism = ldp.sampled_boxes(epsilon, k)
+    counts = rng.multinomial(n, cell_probabilities(mechanism, np.full(k, share)), size=studies)
+    about, ones = counts[:, 0] + counts[:, 1], counts[:, 1]
+    about = np.maximum(about, 1)
+    return (ones / about - (1 - mechanism.p)) / (2 * mechanism.p - 1)
+
+
+def compare(studies: int, rng: np.random.Generator) -> None:
+    n = 1000
+    print(f"Part 1: n x variance of one option's share, n = {n:,}, {studies:,} studies per cell")
+    print("share  eps   k   every box at eps/k   sampled box   ratio sampled/every")
+    for share in (0.5, 0.1):
+        for epsilon in EPSILONS:
+            for k in OPTION_COUNTS:
+                every = n * every_box_shares(epsilon, k, share, n, studies, rng).var()
+                sampled = n * sampled_shares(epsilon, k, share, n, studies, rng).var()
+                # relative Monte-Carlo error of a variance: about sqrt(2 / studies)
+                print(f"{share:5.1f} {epsilon:4g} {k:3d} {every:20.1f} {sampled:13.1f} "
+                      f"{sampled / every:11.2f} ({'sampled' if sampled < every else 'every box'})")
+    print(f"(each variance within about {100 * np.sqrt(2 / studies):.0f}% of its true value)")
+
+
+def intervals_by_size(box: ldp.BinaryMechanism, ones: np.ndarray, about: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Feldman-Cousins intervals of Warner's share for counts ``ones`` out of ``about``
+    reports, one call per distinct number of reports."""
+    low, high = np.zeros(ones.shape), np.ones(ones.shape)
+    for size in np.unique(about):
+        if size == 0:
+            continue
+        at = about == size
+        low[at], high[at] = box.category_intervals(1, ones[at], int(size))
+    return low, high
+
+
+def coverage(studies: int, k: int, rng: np.random.Generator) -> None:
+    shares = np.linspace(0.02, 0.98, k)
+    print(f"\nPart 2: sampled box, {k} options with true shares "
+          f"{', '.join(f'{s:.2f}' for s in shares)}; mean count {shares.sum():.2f}; "
+          f"{studies:,} studies per cell")
+    print("eps       n   worst share coverage (option)   share coverages"
+          "                      mean-count bias (MC err)   coverage")
+    flags = 0
+    for epsilon in EPSILONS:
+        mechanism = ldp.sampled_boxes(epsilon, k)
+        box = mechanism.box
+        for n in SIZES:
+            counts = rng.multinomial(n, cell_probabilities(mechanism, shares), size=studies)
+            cells = counts.reshape(studies, k, 2)
+            about, ones = cells.sum(axis=2), cells[:, :, 1]
+            covered = np.empty((studies, k), dtype=bool)
+            for j in range(k):
+                low, high = intervals_by_size(box, ones[:, j], about[:, j])
+                covered[:, j] = (low <= shares[j]) & (shares[j] <= high)
+            share_coverage = covered.mean(axis=0)
+            total_ones = ones.sum(axis=1)
+            low, high = box.category_intervals(1, total_ones, n)
+            mean_share = shares.sum() / k
+            unbiased = k * (total_ones / n - (1 - box.p)) / (2 * box.p - 1)
+            headline = k * np.clip(unbiased / k, 0, 1)
+            bias, bias_error = headline.mean() - shares.sum(), headline.std() / np.sqrt(studies)
+            mean_coverage = ((low <= mean_share) & (mean_share <= high)).mean()
+            row_flags = []
+            for found in (*share_coverage, mean_coverage):
+                if found < 0.93:
+                    row_flags.append("LOW")
+                elif found > 0.97 and n >= 1000:
+                    row_flags.append("HIGH")
+            flags += len(row_flags)
+            worst = int(share_coverage.argmin())
+            error = np.sqrt(0.95 * 0.05 / studies)
+            print(f"{epsilon:4g} {n:7,d}   {share_coverage[worst]:.3f} ({shares[worst]:.2f})"
+                  f"            {' '.join(f'{c:.3f}' for c in share_coverage)}"
+                  f"   {bias:+.4f} ({bias_error:.4f})          {mean_coverage:.3f} "
+                  f"+-{error:.3f} {' '.join(sorted(set(row_flags)))}")
+    print(f"\n{flags} flagged coverages")
+
+
+def bias_of_shares(studies: int, k: int, rng: np.random.Generator) -> None:
+    """Bias of each option's headline share (clipped Warner estimate), n = 1,000."""
+    shares = np.linspace(0.02, 0.98, k)
+    print(f"\nBias of each option's headline share (n = 1,000, {studies:,} studies; MC error)")
+    for epsilon in EPSILONS:
+        mechanism = ldp.sampled_boxes(epsilon, k)
+        counts = rng.multinomial(1000, cell_probabilities(mechanism, shares), size=studies)
+        headlines = np.array([mechanism.estimate(c, 1000).headline for c in counts])
+        bias = headlines.mean(axis=0) - shares
+        error = headlines.std(axis=0) / np.sqrt(studies)
+        print(f"eps {epsilon:g}: " + "  ".join(
+            f"{s:.2f}: {b:+.4f} ({e:.4f})" for s, b, e in zip(shares, bias, error, strict=True)))
+
+
+GROUP_TRUTH = np.array([[0.6, 0.5, 0.1], [0.2, 0.5, 0.8]])
+"""Each option's share within the groups "no" (row 0) and "yes" (row 1) of Part 3."""
+
+
+def group_coverage(studies: int, rng: np.random.Generator) -> None:
+    k, in_yes = GROUP_TRUTH.shape[1], 0.3
+    print(f"\nPart 3: breakdowns by a yes/no group ({in_yes:.0%} yes), option shares "
+          f"{GROUP_TRUTH.tolist()} by group; {studies:,} studies per cell")
+    print("eps      n   shares in groups: lowest / mean coverage   differences: lowest / mean"
+          "   group mean counts: coverages")
+    for epsilon in (0.5, 1.0, 2.0, 4.0):
+        group_mechanism, mechanism = ldp.randomized_response(epsilon), ldp.sampled_boxes(epsilon, k)
+        report_law = group_mechanism.matrix()  # [report, true group]
+        law = sum(  # P(group report r, cell c) = sum over true groups g
+            share * np.outer(report_law[:, g], cell_probabilities(mechanism, GROUP_TRUTH[g]))
+            for g, share in enumerate((1 - in_yes, in_yes))
+        )
+        for n in (1000, 10_000):
+            tables = rng.multinomial(n, law.ravel(), size=studies).reshape(studies, 2, 2 * k)
+            shares, differences, means = [], [], []
+            for table in tables:
+                counts = ldp.joint.PairCounts(n, table, table.sum(axis=1), table.sum(axis=0))
+                found = ldp.checkall.option_breakdowns(group_mechanism, mechanism, counts)
+                shares.append((found.share_ci_low <= GROUP_TRUTH)
+                              & (GROUP_TRUTH <= found.share_ci_high))
+                difference = found.difference(1, 0)
+                true_difference = GROUP_TRUTH[1] - GROUP_TRUTH[0]
+                differences.append((difference.ci_low <= true_difference)
+                                   & (true_difference <= difference.ci_high))
+                low, high = found.ticked.share_ci_low[:, 1], found.ticked.share_ci_high[:, 1]
+                mean_share = GROUP_TRUTH.sum(axis=1) / k
+                means.append((low <= mean_share) & (mean_share <= high))
+            share_coverage = np.mean(shares, axis=0)
+            difference_coverage = np.mean(differences, axis=0)
+            print(f"{epsilon:4g} {n:7,d}   {share_coverage.min():.3f} / {share_coverage.mean():.3f}"
+                  f"                        {difference_coverage.min():.3f} / "
+                  f"{difference_coverage.mean():.3f}           "
+                  f"{' '.join(f'{c:.3f}' for c in np.mean(means, axis=0))}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--studies", type=int, default=1000)
+    parser.add_argument("--k", type=int, default=5)
+    parser.add_argument("--skip-compare", action="store_true")
+    parser.add_argument("--group-studies", type=int, default=1000)
+    args = parser.parse_args()
+    rng = np.random.default_rng(SEED)
+    start = time.time()
+    if not args.skip_compare:
+        compare(max(args.studies, 2000), rng)
+    coverage(args.studies, args.k, rng)
+    bias_of_shares(args.studies, args.k, rng)
+    group_coverage(args.group_studies, rng)
+    print(f"\n{time.time() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,360 @@
+"""Check-all-that-apply questions: k options, any subset ticked, one epsilon for the whole set.
+
+Mechanism ("sampled box", encoding "sampled"): the browser picks one of the k options
+uniformly at random and reports its index j with its box (1 = ticked, 0 = not) randomized by
+Warner's randomized response at the full epsilon. A report is the pair [j, y]; every report
+has this shape whatever was ticked, and j, drawn independently of the answers, reveals nothing.
+
+Privacy: P([j, y] | ticked set S) = (1/k) P(y | x_j), with P(y | x) = p if y = x and 1 - p
+otherwise, p = e^eps / (1 + e^eps). Changing S into any S' changes that probability at most
+by the factor p / (1 - p) = e^eps, whatever the number of boxes changed.
+
+Why this mechanism rather than randomizing every box at epsilon / k (which also costs epsilon
+for any change of the whole set): an option's share from n_j ~ n / k reports at epsilon has
+variance about k (f (1 - f) + e^eps / (e^eps - 1)^2) / n, against
+f (1 - f) + e^(eps/k) / (e^(eps/k) - 1)^2 per report for every box at epsilon / k, that is
+about k^2 / eps^2 for small eps / k against k / eps^2 here. ``bench/bench_checkall.py --compare``
+measures both; the sampled box has the smaller worst-case variance at every epsilon and k
+measured but epsilon 4 with 3 options (docs/ldp.md, "Check all that apply").
+
+Estimates, all from the 2k tallies (cell 2 j + y counts the reports [j, y]):
+
+- option j's share: Warner's estimate and Feldman-Cousins interval from the n_j reports
+  about it (given n_j, an exact Warner sample: respondents are independent and j is drawn
+  independently of their answers);
+- the mean number of options ticked, E|S|: every report's y is 1 with probability
+  (1 - p) + (2 p - 1) E|S| / k, so the n reports together are a Warner sample about the
+  share E|S| / k; its estimate and interval times k.
+
+Pure numpy; no Django. Guide: docs/ldp.md. Browser twin: ``randomize`` in
+``static/surveys/ldp.js`` (encoding "sampled").
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._checks import check_n, is_integer, is_real, read_only
+from .joint import Breakdown, Difference, PairCounts, breakdown
+from .mechanisms import (
+    MAX_PLANNED_RESPONDENTS,
+    Estimate,
+    Mechanism,
+    _check_epsilon,
+    randomized_response,
+    z_value,
+)
+
+MAX_OPTIONS: int = 20
+"""Most options a check-all question may have: each option's share rests on about n / k
+reports, so beyond this few surveys could estimate them."""
+
+UNKNOWN_SHARE_ERROR: float = 0.5
+"""Standard error given to an option no report was about yet (its share is unknown: the
+largest standard deviation a share in [0, 1] can have)."""
+
+
+@dataclass(frozen=True)
+class MeanCount:
+    """The mean number of options ticked, with its 95% interval (NaN estimate without
+    reports; the interval is then [0, k])."""
+
+    estimate: float
+    ci_low: float
+    ci_high: float
+    unbiased: float
+    std_error: float
+
+    def to_dict(self) -> dict[str, float | None]:
+        return {
+            key: value if math.isfinite(value) else None
+            for key, value in self.__dict__.items()
+        }
+
+
+class SampledBoxes:
+    """The sampled-box mechanism for k options at ``epsilon`` (see the module docstring).
+
+    It answers what the site asks of every mechanism (``surveys.ldp.Mechanism``): ``spec``,
+    ``validate_report``, ``support`` (its tally cell, ``tally_size`` = 2 k of them),
+    ``estimate`` (the options' shares), ``margin_of_error`` and ``n_for_margin``; and
+    ``mean_count``."""
+
+    name = "sampled"
+    label = "Sampled box with randomized response"
+    encoding = "sampled"
+
+    def __init__(self, epsilon: float, k: int) -> None:
+        if not (is_integer(k) and 2 <= k <= MAX_OPTIONS):
+            raise ValueError(
+                f"a check-all question has from 2 to {MAX_OPTIONS} options, got {k!r}"
+            )
+        self.k = int(k)
+        self.epsilon = _check_epsilon(epsilon)
+        self.box = randomized_response(self.epsilon)
+        """Warner's randomized response of the sampled box."""
+        self.p = self.q = self.box.p
+        self.tally_size = 2 * self.k
+
+    def __repr__(self) -> str:
+        return f"<SampledBoxes epsilon={self.epsilon!r} k={self.k}>"
+
+    def params(self) -> dict[str, Any]:
+        return {"epsilon": self.epsilon}
+
+    def spec(self) -> dict[str, Any]:
+        return {
+            "mechanism": self.name, "encoding": self.encoding, "k": self.k,
+            "epsilon": self.epsilon, "p": self.p, "q": self.q,
+        }
+
+    def exact_epsilon(self) -> float:
+        """ln(p / (1 - p)): the largest ratio of a report's probabilities under two sets."""
+        return math.log(self.box.p / self.box.p_bar)
+
+    def report_probabilities(self, ticked: Any) -> np.ndarray:
+        """(k, 2) array: P(report [j, y] | the boxes ``ticked``, k zeros and ones)."""
+        x = np.asarray(ticked, dtype=int)
+        keep = np.stack([np.where(x == 0, self.box.q, self.box.q_bar),
+                         np.where(x == 1, self.box.p, self.box.p_bar)], axis=1)
+        return keep / self.k
+
+    # Reports -----------------------------------------------------------------------------
+
+    def perturb(self, ticked: Any, rng: np.random.Generator) -> np.ndarray:
+        """Reference randomizer: one report [j, y] per row of ``ticked`` ((n, k) of 0/1)."""
+        x = np.asarray(ticked)
+        if x.ndim != 2 or x.shape[1] != self.k or np.any((x != 0) & (x != 1)):
+            raise ValueError(f"ticked boxes must be an (n, {self.k}) array of 0s and 1s")
+        box = rng.integers(0, self.k, size=x.shape[0])
+        truth = x[np.arange(x.shape[0]), box].astype(np.int64)
+        keep = rng.random(x.shape[0]) < self.p
+        return np.stack([box, np.where(keep, truth, 1 - truth)], axis=1)
+
+    def validate_report(self, report: object) -> tuple[int, int]:
+        """A report is [option index, 0 or 1]."""
+        if (
+            not isinstance(report, (list, tuple)) or len(report) != 2
+            or not all(is_integer(value) for value in report)
+            or not 0 <= report[0] < self.k or report[1] not in (0, 1)
+        ):
+            raise ValueError(
+                f"a report must be a list of an option number from 0 to {self.k - 1} and the "
+                f"number 0 or 1, got {report!r}"
+            )
+        return int(report[0]), int(report[1])
+
+    def support(self, report: object) -> list[int]:
+        """The tally cell of one report: 2 j + y."""
+        box, ticked = self.validate_report(report)
+        return [2 * box + ticked]
+
+    def support_counts(self, reports: Any) -> np.ndarray:
+        """Length-2k int array: how many of ``reports`` ((n, 2)) fall in each cell."""
+        r = np.asarray(reports)
+        if r.size == 0:
+            return np.zeros(self.tally_size, dtype=np.int64)
+        if (
+            r.ndim != 2 or r.shape[1] != 2 or not np.issubdtype(r.dtype, np.integer)
+            or r[:, 0].min() < 0 or r[:, 0].max() >= self.k
+            or np.any((r[:, 1] != 0) & (r[:, 1] != 1))
+        ):
+            raise ValueError(f"reports must be an (n, 2) array of [option in [0, {self.k}), 0/1]")
+        return np.bincount(2 * r[:, 0] + r[:, 1], minlength=self.tally_size).astype(np.int64)
+
+    def _cells(self, counts: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """(n_j, y_j): reports about each option, and how many of them say ticked."""
+        n = check_n(n)
+        c = np.asarray(counts)
+        if (
+            c.shape != (self.tally_size,) or c.dtype.kind not in "iu"
+            or np.any(c < 0) or c.sum() != n
+        ):
+            raise ValueError(
+                f"counts must be {self.tally_size} whole numbers >= 0 adding up to n = {n}"
+            )
+        cells = c.astype(np.int64).reshape(self.k, 2)
+        return cells.sum(axis=1), cells[:, 1]
+
+    # Estimates ---------------------------------------------------------------------------
+
+    def estimate(self, counts: Any, n: int, confidence: float = 0.95) -> Estimate:
+        """Each option's share: Warner's estimates from its own n_j reports (module
+        docstring). ``counts`` holds the options' ticked reports y_j. An option no report was
+        about has the whole [0, 1] as interval, 1/2 as estimate and ``UNKNOWN_SHARE_ERROR``."""
+        about, ticked = self._cells(counts, n)
+        fields: dict[str, list[float]] = {key: [] for key in (
+            "headline", "ci_low", "ci_high", "small_sample", "proportions", "std_errors",
+        )}
+        for n_j, y_j in zip(about.tolist(), ticked.tolist(), strict=True):
+            one = self.box.estimate([n_j - y_j, y_j], n_j, confidence)
+            known = n_j > 0
+            fields["headline"].append(one.headline[1] if known else 0.5)
+            fields["ci_low"].append(one.ci_low[1])
+            fields["ci_high"].append(one.ci_high[1])
+            fields["small_sample"].append(one.small_sample[1])
+            fields["proportions"].append(one.proportions[1] if known else 0.5)
+            fields["std_errors"].append(one.std_errors[1] if known else UNKNOWN_SHARE_ERROR)
+        arrays = {key: np.array(values) for key, values in fields.items()}
+        headline = arrays["headline"]
+        return Estimate(
+            n=check_n(n),
+            counts=read_only(ticked),
+            headline=read_only(headline),
+            ci_low=read_only(arrays["ci_low"]),
+            ci_high=read_only(arrays["ci_high"]),
+            small_sample=read_only(arrays["small_sample"].astype(bool)),
+            proportions=read_only(arrays["proportions"]),
+            counts_estimate=read_only(n * arrays["proportions"]),
+            std_errors=read_only(arrays["std_errors"]),
+            consistent=read_only(headline),
+            mle=read_only(headline),
+            lr_interval=None,
+        )
+
+    def mean_count(self, counts: Any, n: int, confidence: float = 0.95) -> MeanCount:
+        """The mean number of options ticked: k times Warner's estimate and Feldman-Cousins
+        interval for the share of reports' boxes ticked (module docstring)."""
+        _, ticked = self._cells(counts, n)
+        ones = int(ticked.sum())
+        one = self.box.estimate([n - ones, ones], n, confidence)
+        scale = self.k
+        return MeanCount(
+            estimate=float(scale * one.headline[1]),
+            ci_low=float(scale * one.ci_low[1]),
+            ci_high=float(scale * one.ci_high[1]),
+            unbiased=float(scale * one.proportions[1]),
+            std_error=float(scale * one.std_errors[1]),
+        )
+
+    # Planning ----------------------------------------------------------------------------
+
+    def _variance_times_n(self, share: float | None) -> float:
+        """n times the variance of an option's share with n reports in all (about n / k
+        about it): k times Warner's, at ``share`` (None: the worst case)."""
+        return self.k * self.box._variance_times_n(share)
+
+    def margin_of_error(
+        self, n: int, confidence: float = 0.95, share: float | None = None
+    ) -> float:
+        """Half-width of the 95% interval of one option's share with n respondents (each
+        option is about n / k of their reports); n = 0 gives infinity."""
+        n = check_n(n)
+        if n == 0:
+            return math.inf
+        return z_value(confidence) * math.sqrt(self._variance_times_n(share) / n)
+
+    def n_for_margin(
+        self, margin: float, confidence: float = 0.95, share: float | None = None
+    ) -> int:
+        """Fewest respondents for ``margin_of_error`` <= ``margin``; ValueError beyond
+        ``MAX_PLANNED_RESPONDENTS`` or for a margin outside (0, 1)."""
+        if not (is_real(margin) and math.isfinite(margin) and 0 < margin < 1):
+            raise ValueError(f"margin must be a number strictly between 0 and 1, got {margin!r}")
+        needed = z_value(confidence) ** 2 * self._variance_times_n(share) / margin**2
+        if needed > MAX_PLANNED_RESPONDENTS:
+            raise ValueError(
+                f"a margin of {margin:g} needs about {needed:.2g} reports, more than the "
+                f"planner's limit of {MAX_PLANNED_RESPONDENTS:,}: raise epsilon or accept a "
+                "wider margin"
+            )
+        n = max(1, math.ceil(needed))
+        while self.margin_of_error(n, confidence, share) > margin:
+            n += 1
+        while n > 1 and self.margin_of_error(n - 1, confidence, share) <= margin:
+            n -= 1
+        return n
+
+
+@dataclass(frozen=True)
+class OptionBreakdowns:
+    """A check-all question broken down by the groups of a one-answer question.
+
+    ``options[j]``: the breakdown of "option j is ticked" (a yes/no question randomized by
+    Warner at epsilon, ``SampledBoxes.box``) by the groups, from the reports about option j:
+    its ``share[g, 1]`` is the share of group g who tick option j. ``ticked``: the same from
+    every report, the sampled box whatever its option, whose ``share[g, 1]`` times k is the
+    mean number of options ticked in group g; its group sizes and association test use all
+    the reports."""
+
+    options: list[Breakdown]
+    ticked: Breakdown
+
+    def __getattr__(self, name: str) -> Any:
+        """What ``joint.Breakdown`` holds, for the pages: the groups' sizes, shares, intervals
+        and association test from ``ticked``; ``share``, ``joint`` and their intervals with
+        a column per option (the "ticked" column of its breakdown)."""
+        if name in ("n", "group_share", "group_ci_low", "group_ci_high", "group_size",
+                    "small_group", "association"):
+            return getattr(self.ticked, name)
+        if name in ("share", "share_ci_low", "share_ci_high", "joint", "joint_ci_low",
+                    "joint_ci_high"):
+            return np.stack([getattr(option, name)[:, 1] for option in self.options], axis=1)
+        raise AttributeError(name)
+
+    def difference(self, group_1: int, group_2: int) -> Difference:
+        """Each option's share in ``group_1`` minus in ``group_2``, with its interval."""
+        found = [option.difference(group_1, group_2) for option in self.options]
+        return Difference(group_1, group_2, *(
+            read_only(np.array([getattr(one, name)[1] for one in found]))
+            for name in ("estimate", "ci_low", "ci_high")
+        ))
+
+
+def option_breakdowns(
+    group: Mechanism, mechanism: SampledBoxes, counts: PairCounts
+) -> OptionBreakdowns:
+    """Each option's share within the groups of ``group`` (rows of ``counts``, whose columns
+    are the check-all question's 2k tally cells, ``joint.pair_counts``).
+
+    The respondents whose browser picked option j are a random part of all respondents,
+    drawn independently of their answers, so their pairs (group report, box of option j)
+    are an exact sample for the yes/no breakdown of ``joint.breakdown``, with its estimates,
+    intervals and their measured coverage (docs/ldp.md, "Breakdowns")."""
+    if counts.joint.shape[1] != mechanism.tally_size:
+        raise ValueError(f"counts must have the {mechanism.tally_size} cells as columns")
+
+    def part(table: np.ndarray, cells: np.ndarray) -> PairCounts:
+        return PairCounts(int(table.sum()), table, table.sum(axis=1), cells)
+
+    tables = counts.joint.reshape(-1, mechanism.k, 2)
+    cells = counts.b.reshape(mechanism.k, 2)
+    return OptionBreakdowns(
+        options=[
+            breakdown(group, mechanism.box, part(tables[:, j], cells[j]))
+            for j in range(mechanism.k)
+        ],
+        ticked=breakdown(group, mechanism.box, part(tables.sum(axis=1), cells.sum(axis=0))),
+    )
+
+
+def sampled_boxes(epsilon: float, k: int) -> SampledBoxes:
+    """The check-all mechanism: one option sampled, its box randomized at ``epsilon``."""
+    return SampledBoxes(epsilon, k)
+
+
+def every_box_variance(epsilon: float, k: int, share: float) -> float:
+    """n times the variance of an option's share when every box is randomized by Warner at
+    epsilon / k (the alternative ``bench/bench_checkall.py --compare`` measures)."""
+    return float(randomized_response(epsilon / k).variance(np.array([1 - share, share]), 1)[1])
+
+
+def test_vectors() -> list[dict[str, Any]]:
+    """Shared test vectors: spec and P(report [j, y] | ticked set) for a few sets."""
+    vectors = []
+    for epsilon, k in ((0.5, 3), (1.0, 5), (2.0, 8), (4.0, 12)):
+        mechanism = sampled_boxes(epsilon, k)
+        sets = [[0] * k, [1] * k, [int(c % 3 == 0) for c in range(k)]]
+        vectors.append({
+            "spec": mechanism.spec(),
+            "cases": [
+                {"ticked": ticked, "probabilities": mechanism.report_probabilities(ticked).tolist()}
+                for ticked in sets
+            ],
+        })
+    return vectors
+
