@@ -31,6 +31,14 @@ DEMO_FREQUENCY_BY_USE: tuple[tuple[float, ...], ...] = (
 """How often in a typical month this year, on a scale from 1 (Never) to 5 (Daily), among those
 who did not and who did use cannabis in the past 12 months: nobody who did not use it uses
 it now, and some who did have stopped. The years differ through the use question."""
+DEMO_SUBSTANCES = ("Alcohol", "Tobacco or nicotine", "Cannabis", "Ecstasy (MDMA)", "Cocaine")
+DEMO_SUBSTANCES_BY_USE: tuple[tuple[float, ...], ...] = (
+    (0.80, 0.25, 0.0, 0.01, 0.01),
+    (0.95, 0.55, 1.0, 0.15, 0.10),
+)
+"""The share who tick each substance they used in the past 12 months (check all that apply),
+among those who did not and who did use cannabis: "Cannabis" is ticked exactly by those who
+used it, and its users use the other substances more."""
 
 
 def _mixture(groups: tuple[float, ...], within: tuple[tuple[float, ...], ...]) -> tuple:
@@ -46,13 +54,15 @@ DEMO_TRUTH: tuple[tuple[float, ...], ...] = (
     DEMO_YEARS,
     DEMO_USE,
     _mixture(DEMO_USE, DEMO_FREQUENCY_BY_USE),
+    _mixture(DEMO_USE, DEMO_SUBSTANCES_BY_USE),
     (1.0, 0.0),  # Ever used "Relevin", a drug that does not exist: the validation anchor
 )
 """The true distribution of each demo question, by position, which the demo command stores on
 the questions (``Question.simulated_truth``). Only the demo knows its truth: the dashboard
 shows it beside the estimates so that people trying the site can judge them. The truths
 agree with one another: each question drawn within the groups of another has the mixture
-of its groups' distributions as its own."""
+of its groups' distributions as its own (for the check-all question, of each option's
+share)."""
 
 BATCH = 5000
 """Respondents written per transaction."""
@@ -79,9 +89,10 @@ def simulate_responses(
     given: Mapping[int, Given] | None = None,
 ) -> None:
     """Store ``n`` respondents whose true answers to each question are drawn independently
-    from ``truth[question id]`` (a distribution over its k answers) or, for the questions in
-    ``given``, from ``given[id]["shares"][a]`` where a is the respondent's answer to the
-    question ``given[id]["question"]`` (drawn before it: from its truth, or within the
+    from ``truth[question id]`` (a distribution over its k answers; for a check-all question,
+    the share who tick each of its k options, each option drawn on its own) or, for the
+    questions in ``given``, from ``given[id]["shares"][a]`` where a is the respondent's answer
+    to the question ``given[id]["question"]`` (drawn before it: from its truth, or within the
     groups of an earlier question); each randomized with its question's mechanism. The
     survey must be open. Same seed, same reports."""
     if not survey.is_open:
@@ -91,28 +102,46 @@ def simulate_responses(
     questions = list(survey.ordered_questions())
     values: dict[int, np.ndarray] = {}
     for question in sorted(questions, key=lambda q: q.pk in given):  # groups drawn first
-        k = question.mechanism().k
         if question.pk in given:
             condition = given[question.pk]
-            shares = [_distribution(question, k, row) for row in condition["shares"]]
-            groups = values[condition["question"]]
-            cumulative = np.cumsum(shares, axis=1)[groups]
-            values[question.pk] = (rng.random((n, 1)) > cumulative[:, :-1]).sum(axis=1)
+            shares = np.array([_shares(question, row) for row in condition["shares"]])
+            rows = shares[values[condition["question"]]]
         else:
-            distribution = _distribution(question, k, truth.get(question.pk, ()))
-            values[question.pk] = rng.choice(k, size=n, p=distribution)
+            shares = _shares(question, truth.get(question.pk, ()))
+            rows = np.broadcast_to(shares, (n, len(shares)))
+        values[question.pk] = _draw(rows, rng, ticks_each=_ticks_each(question))
     store_reports(
         survey, {q.pk: q.mechanism().perturb(values[q.pk], rng) for q in questions}
     )
 
 
-def _distribution(question, k: int, shares: object) -> np.ndarray:
-    distribution = np.asarray(shares, dtype=float)
-    if distribution.shape != (k,) or not math.isclose(distribution.sum(), 1) or (
-        distribution.min() < 0
-    ):
+def _ticks_each(question) -> bool:
+    """Whether respondents tick any of the question's options (check all that apply) rather
+    than give one answer."""
+    return question.mechanism().encoding == "sampled"
+
+
+def _shares(question, shares: object) -> np.ndarray:
+    """A question's true shares, checked: a distribution over its k answers, or for a
+    check-all question the share who tick each option."""
+    k = question.mechanism().k
+    found = np.asarray(shares, dtype=float)
+    if _ticks_each(question):
+        if found.shape != (k,) or found.min() < 0 or found.max() > 1:
+            raise ValueError(f"The truth for “{question.text}” must be {k} shares from 0 to 1.")
+    elif found.shape != (k,) or not math.isclose(found.sum(), 1) or found.min() < 0:
         raise ValueError(f"The truth for “{question.text}” must be {k} shares adding up to 1.")
-    return distribution
+    return found
+
+
+def _draw(shares: np.ndarray, rng: np.random.Generator, ticks_each: bool) -> np.ndarray:
+    """True answers, one per row of ``shares`` (n, k): an answer index drawn from the row's
+    distribution, or (``ticks_each``: a check-all question) a row of k boxes, each ticked (1)
+    with its share, on its own."""
+    if ticks_each:
+        return (rng.random(shares.shape) < shares).astype(np.int64)
+    cumulative = np.cumsum(shares, axis=1)
+    return (rng.random((len(shares), 1)) > cumulative[:, :-1]).sum(axis=1)
 
 
 def store_reports(survey: Survey, reports: Mapping[int, np.ndarray]) -> None:

@@ -125,15 +125,18 @@ def test_the_demo_truths_agree_with_one_another(demo):
     """Each question drawn within the groups of another has, as its own truth, the mixture of
     its groups' distributions; nobody who did not use cannabis in the past year uses it in a
     typical month now, so "Never" is at least the share of non-users in every year."""
-    year, use, frequency, anchor = demo.ordered_questions()
+    year, use, frequency, substances, anchor = demo.ordered_questions()
     assert use.simulated_given["question"] == year.pk
-    assert frequency.simulated_given["question"] == use.pk
-    for question, groups in ((use, year), (frequency, use)):
+    assert frequency.simulated_given["question"] == use.pk == substances.simulated_given[
+        "question"]
+    for question, groups in ((use, year), (frequency, use), (substances, use)):
         within = np.array(question.simulated_given["shares"])
         assert np.allclose(np.array(groups.simulated_truth) @ within, question.simulated_truth)
     never_given_use = np.array(frequency.simulated_given["shares"])[:, 0]
     for non_users in np.array(use.simulated_given["shares"])[:, 0]:
         assert non_users * never_given_use[0] + (1 - non_users) * never_given_use[1] >= non_users
+    cannabis = substances.labels().index("Cannabis")
+    assert [row[cannabis] for row in substances.simulated_given["shares"]] == [0.0, 1.0]
     assert anchor.known_share == 0.0 and anchor.simulated_truth == [1.0, 0.0]
 
 
@@ -144,5 +147,18 @@ def test_the_demo_stays_within_the_default_limit_and_asks_for_consent(demo):
 
 def test_the_demos_anchor_agrees_with_its_known_share(client, demo):
     """Its simulated respondents answer with care: the anchor agrees at 3,000 responses."""
-    anchor = get_json(client, demo)["questions"][3]["anchor"]
+    anchor = get_json(client, demo)["questions"][4]["anchor"]
     assert anchor["known"] == 0.0 and anchor["agrees"]
+
+
+def test_a_check_all_truth_is_a_share_per_option_from_0_to_1(demo):
+    """Each option of a check-all question is ticked on its own: its truth need not add up
+    to 1, but each share must lie in [0, 1]; nothing is stored otherwise."""
+    *_, substances, anchor = demo.ordered_questions()
+    others = {q.pk: q.simulated_truth for q in demo.ordered_questions()[:3]}
+    with pytest.raises(ValueError, match="shares from 0 to 1"):
+        simulate_responses(demo, 10, {**others, substances.pk: [1.2, 0, 0, 0, 0],
+                                      anchor.pk: [1.0, 0.0]}, seed=1)
+    assert Submission.objects.filter(survey=demo).count() == 3000
+    simulate_responses(demo, 10, {**others, substances.pk: [1.0] * 5, anchor.pk: [1, 0]}, seed=1)
+    assert Submission.objects.filter(survey=demo).count() == 3010

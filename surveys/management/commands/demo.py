@@ -7,13 +7,15 @@ from django.db import transaction
 
 from surveys.actions.simulate import (
     DEMO_FREQUENCY_BY_USE,
+    DEMO_SUBSTANCES,
+    DEMO_SUBSTANCES_BY_USE,
     DEMO_TITLE,
     DEMO_TRUTH,
     DEMO_USE_BY_YEAR,
     load_demo_responses,
 )
 from surveys.actions.surveys import open_survey
-from surveys.kinds import CATEGORICAL, RATING, YES_NO
+from surveys.kinds import CATEGORICAL, CHECK_ALL, RATING, YES_NO
 from surveys.models import Choice, Question, Survey
 
 ACCOUNTS = {
@@ -23,9 +25,10 @@ ACCOUNTS = {
 }
 DEMO_YEARS = ["First year", "Second year", "Third year or later"]
 DEMO_FREQUENCY = RATING.scale_labels(5, "Never", "Daily")
-EPSILONS = (1.0, 0.75, 0.75, 0.5)
-"""The questions' epsilons: 3 in all, the site's default limit per survey. The grouping
-question gets the most, as every group's figures rest on it; the anchor the least."""
+EPSILONS = (0.75, 0.5, 0.5, 0.75, 0.5)
+"""The questions' epsilons: 3 in all, the site's default limit per survey. The year and the
+check-all question get the most: every group's figures rest on the first, and each option of
+the second is asked of a fifth of the respondents."""
 
 
 class Command(BaseCommand):
@@ -105,18 +108,32 @@ class Command(BaseCommand):
                 "question": use.pk, "shares": [list(s) for s in DEMO_FREQUENCY_BY_USE]
             },
         )
-        Question.objects.create(
+        substances = Question.objects.create(
             survey=survey,
             order=4,
-            kind=YES_NO.value,
+            kind=CHECK_ALL.value,
             epsilon=EPSILONS[3],
+            text="Which of these have you used in the past 12 months?",
+            help_text="Tick all that apply, or none.",
+            simulated_truth=list(DEMO_TRUTH[3]),
+            simulated_given={
+                "question": use.pk, "shares": [list(s) for s in DEMO_SUBSTANCES_BY_USE]
+            },
+        )
+        Question.objects.create(
+            survey=survey,
+            order=5,
+            kind=YES_NO.value,
+            epsilon=EPSILONS[4],
             text="Have you ever used Relevin?",
             help_text="Relevin does not exist: this question checks that the randomization "
             "was understood (a validation anchor).",
             known_share=0.0,
-            simulated_truth=list(DEMO_TRUTH[3]),
+            simulated_truth=list(DEMO_TRUTH[4]),
         )
-        for question, labels in ((year, DEMO_YEARS), (frequency, DEMO_FREQUENCY)):
+        for question, labels in (
+            (year, DEMO_YEARS), (frequency, DEMO_FREQUENCY), (substances, DEMO_SUBSTANCES)
+        ):
             Choice.objects.bulk_create(
                 [Choice(question=question, order=i, label=label) for i, label in enumerate(labels)]
             )
