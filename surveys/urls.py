@@ -99,6 +99,12 @@ urlpatterns = [
     ),
     path("surveys/<int:pk>/export/metadata.json", results.export_metadata, name="export-metadata"),
     path(
+        "surveys/<int:pk>/export/estimates.py",
+        results.export_redo_script,
+        name="export-redo-script",
+    ),
+    path("export/ldp.zip", results.export_library, name="export-library"),
+    path(
         "surveys/<int:pk>/export/reports.<str:extension>",
         results.export_reports_file,
         name="export-reports-file",

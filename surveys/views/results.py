@@ -11,8 +11,12 @@ cache (REDIS_URL) should clear it.
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
+from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import (
     FileResponse,
@@ -83,6 +87,40 @@ def export_reports_file(request: HttpRequest, pk: int, extension: str) -> FileRe
         as_attachment=True,
         filename=f"survey-{survey.pk}-reports.{extension}",
         content_type=STATS_FILES[extension],
+    )
+
+
+REDO_SCRIPT = Path(settings.BASE_DIR) / "docs" / "redo_estimates.py"
+"""The script that redoes a survey's estimates from its exports, in Python."""
+LIBRARY = Path(ldp.__file__).parent
+"""The estimation library, pure numpy and scipy, handed out as ldp.zip."""
+
+
+@require_safe
+@login_required
+def export_redo_script(request: HttpRequest, pk: int) -> HttpResponse:
+    """The Python script that redoes this survey's estimates from its reports and metadata."""
+    survey = get_survey(request, pk, "view", staff_may_view=True)
+    script = REDO_SCRIPT.read_text(encoding="utf-8").replace(
+        'PREFIX = "survey-0"', f'PREFIX = "survey-{survey.pk}"', 1
+    ).replace("survey-N", f"survey-{survey.pk}")
+    return HttpResponse(
+        script, content_type="text/x-python; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="survey-{survey.pk}-estimates.py"'},
+    )
+
+
+@require_safe
+@login_required
+def export_library(request: HttpRequest) -> HttpResponse:
+    """ldp.zip: the folder of the estimation library, for the script above."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(LIBRARY.glob("*.py")):
+            archive.write(path, f"ldp/{path.name}")
+    return HttpResponse(
+        buffer.getvalue(), content_type="application/zip",
+        headers={"Content-Disposition": 'attachment; filename="ldp.zip"'},
     )
 
 

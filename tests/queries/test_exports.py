@@ -7,7 +7,10 @@ The round trip is the contract: re-estimating from the exported files alone, wit
 import csv
 import io
 import json
+import os
 import subprocess
+import sys
+import zipfile
 
 import numpy as np
 import pytest
@@ -16,6 +19,9 @@ from django.urls import reverse
 
 from surveys import ldp
 from surveys.actions.simulate import simulate_responses
+from surveys.actions.surveys import open_survey
+from surveys.kinds import RATING
+from surveys.models import Choice, Question
 from surveys.queries.results import ESTIMATE_COLUMNS, other_tools
 from tests.helpers import SHAPES, submit, survey_of_every_encoding
 
@@ -196,3 +202,58 @@ def test_an_asymmetric_design_is_given_to_other_tools_the_right_way_round():
     assert design["rrreg"].endswith("nrow = 2))")
     pyes, pno = (float(part.split("(")[1].rstrip(")")) for part in design["rrlogit"].split())
     assert (pyes, pno) == pytest.approx((0.12, 0.28))
+
+
+def test_the_downloaded_python_script_redoes_every_estimate(
+    client, researcher, make_survey, tmp_path
+):
+    """The results page's script, with ldp.zip and the two exports in one folder, run there
+    (the site's own code out of reach: only the unzipped library folder), gives every
+    question's estimates and intervals and the mean score and mean count, exactly as the
+    estimates file and the JSON."""
+    survey = make_survey(researcher, labels=("Never", "Once", "Often"), epsilons=(1.0, 0.5))
+    scale = Question.objects.create(survey=survey, order=3, text="Scale?", kind="rating",
+                                    epsilon=0.5)
+    boxes = Question.objects.create(survey=survey, order=4, text="Which?", kind="checkall",
+                                    epsilon=0.5)
+    for question, labels in ((scale, RATING.scale_labels(5, "Low", "High")),
+                             (boxes, ["Tea", "Coffee", "Water"])):
+        for i, label in enumerate(labels):
+            Choice.objects.create(question=question, order=i, label=label)
+    open_survey(survey)
+    answers = {q.pk: [0.2, 0.8] if q.kind == "yesno" else [0.6, 0.3, 0.1] if q.kind ==
+               "categorical" else [0.1, 0.2, 0.4, 0.2, 0.1] if q.kind == "rating" else
+               [0.5, 0.9, 0.1] for q in survey.ordered_questions()}
+    simulate_responses(survey, 300, answers, seed=4)
+    client.force_login(researcher)
+    prefix = f"survey-{survey.pk}"
+    for name, route, args in (
+        (f"{prefix}-estimates.py", "export-redo-script", [survey.pk]),
+        ("ldp.zip", "export-library", []),
+        (f"{prefix}-reports.csv", "export-reports-csv", [survey.pk]),
+        (f"{prefix}-metadata.json", "export-metadata", [survey.pk]),
+    ):
+        response = client.get(reverse(route, args=args))
+        assert response.status_code == 200
+        body = b"".join(response.streaming_content) if response.streaming else response.content
+        (tmp_path / name).write_bytes(body)
+    with zipfile.ZipFile(tmp_path / "ldp.zip") as archive:
+        archive.extractall(tmp_path)
+    subprocess.run([sys.executable, f"{prefix}-estimates.py"], cwd=tmp_path, check=True,
+                   capture_output=True, env={"PATH": os.environ["PATH"]})  # not the site's path
+    with open(tmp_path / f"{prefix}-estimates-redone.csv", encoding="utf-8") as file:
+        redone = list(csv.DictReader(file))
+    _, text = download(client, "export-estimates-csv", survey)
+    site = list(csv.DictReader(io.StringIO(text)))
+    assert len(redone) == len(site) == 2 + 3 + 5 + 3
+    for mine, theirs in zip(redone, site, strict=True):
+        assert (mine["question"], mine["answer_index"]) == (theirs["question"],
+                                                             theirs["answer_index"])
+        for key in ("estimate", "ci_low", "ci_high", "unbiased", "std_error"):
+            assert float(mine[key]) == pytest.approx(float(theirs[key]), abs=1e-12)
+    questions = client.get(reverse("survey-results-json", args=[survey.pk])).json()["questions"]
+    for position, key in ((3, "mean_score"), (4, "mean_count")):
+        row = next(r for r in redone if r["question"] == str(position))
+        shown = questions[position - 1][key]
+        assert [float(row[k]) for k in ("mean", "mean_ci_low", "mean_ci_high")] == (
+            pytest.approx([shown["estimate"], shown["ci_low"], shown["ci_high"]], abs=1e-12))
