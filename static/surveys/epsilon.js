@@ -110,7 +110,8 @@ function showBudget(epsilon) {
   budgetLine.classList.toggle("text-danger", over);
 }
 
-const grouping = () => Boolean(field("used_for_breakdowns")?.checked);
+const cannotGroup = () => field("kind").value === "checkall"; // a set, not one answer
+const grouping = () => Boolean(field("used_for_breakdowns")?.checked) && !cannotGroup();
 
 let pending;
 async function update() {
@@ -156,6 +157,8 @@ function toggleFields() {
   if (anchor) anchor.hidden = kind !== "yesno";
   const override = field("mechanism_override")?.closest(".mb-3");
   if (override) override.hidden = ["yesno", "checkall"].includes(kind); // one method each
+  const groups = field("used_for_breakdowns")?.closest(".mb-3");
+  if (groups) groups.hidden = cannotGroup();
   groupRow.hidden = !grouping();
 }
 

@@ -46,8 +46,8 @@ def close_survey(survey: Survey) -> None:
 
 
 def duplicate_survey(survey: Survey) -> Survey:
-    """A new draft with the same text, translations, questions, choices and epsilons, and
-    no answers."""
+    """A new draft with the same text, translations, questions (with their known shares),
+    choices and epsilons, and no answers."""
     with transaction.atomic():
         copy = Survey.objects.create(
             owner=survey.owner,
@@ -69,6 +69,7 @@ def duplicate_survey(survey: Survey) -> Survey:
                 epsilon=question.epsilon,
                 mechanism_override=question.mechanism_override,
                 used_for_breakdowns=question.used_for_breakdowns,
+                known_share=question.known_share,
             )
             Choice.objects.bulk_create(
                 [

@@ -32,9 +32,10 @@ class BreakdownForm(forms.Form):
         super().__init__(data)
         self.question = question
         self.questions = {q.pk: q for q in questions}
-        self.fields["by"].choices = [
-            (q.pk, f"{position}. {q.text}") for position, q in enumerate(questions, 1)
-        ]
+        choices = [(q, (q.pk, f"{position}. {q.text}")) for position, q in enumerate(questions, 1)]
+        self.fields["by"].choices = [choice for _, choice in choices]
+        # Offered: the questions that can group; any other is refused in words (clean_by).
+        self.fields["by"].widget.choices = [c for q, c in choices if q.question_kind.groups]
         by = self.questions.get(_as_int(self.data.get("by")))
         groups = list(enumerate(by.labels())) if by else []
         self.fields["first"].choices = self.fields["second"].choices = [("", "—"), *groups]

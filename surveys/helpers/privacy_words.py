@@ -112,12 +112,13 @@ def describe_protection(mechanism: ldp.Mechanism) -> str:
 
 def describe_survey_protection(mechanisms: list[ldp.Mechanism]) -> str:
     """A summary for a whole survey: the range of chances that a true answer gets through.
-    Empty for no questions, and when every question sends a row of boxes (no such chance).
-    The odds are ``survey_odds``'s, said once on the page, not here again."""
+    Empty for no questions, and when every question sends a row of boxes or one box of a
+    check-all question (no such chance: not a whole answer). The odds are ``survey_odds``'s,
+    said once on the page, not here again."""
     chances = [
         chance
         for m in mechanisms
-        if m.encoding != "unary"
+        if m.encoding not in ("unary", "sampled")
         for chance in ((m.p, m.q) if m.encoding == "bit" else (m.p,))
     ]
     if not chances:

@@ -29,6 +29,9 @@ class RatingKind(CategoricalKind):
             return [gettext("Type the labels of both ends of the scale.")]
         if low.casefold() == high.casefold():
             return [gettext("The two ends of the scale need different labels.")]
+        if len({label.casefold() for label in labels}) != len(labels):
+            return [gettext("An end's label cannot be the number of a point between the ends "
+                            "(2 to %(last)d).") % {"last": len(labels) - 1}]
         if max(len(low), len(high)) > MAX_CHOICE_LENGTH:
             return [gettext("A label can be at most %(limit)d characters long.")
                     % {"limit": MAX_CHOICE_LENGTH}]

@@ -119,8 +119,8 @@ class SampledBoxes:
     def report_probabilities(self, ticked: Any) -> np.ndarray:
         """(k, 2) array: P(report [j, y] | the boxes ``ticked``, k zeros and ones)."""
         x = np.asarray(ticked, dtype=int)
-        keep = np.stack([np.where(x == 0, self.box.q, self.box.q_bar),
-                         np.where(x == 1, self.box.p, self.box.p_bar)], axis=1)
+        keep = np.stack([np.where(x == 0, self.box.q, self.box.p_bar),  # P(y = 0 | x)
+                         np.where(x == 1, self.box.p, self.box.q_bar)], axis=1)  # P(y = 1 | x)
         return keep / self.k
 
     # Reports -----------------------------------------------------------------------------

@@ -273,11 +273,11 @@ def _anchor(
 ) -> Any:
     """A validation anchor's check (``contracts.Anchor``) from the question's ``estimate``
     (None: no reports yet), or None for another question."""
-    if question.known_share is None:
+    answer = question.question_kind.anchor_answer
+    if question.known_share is None or answer is None:
         return None
     if estimate is None:
         estimate = mechanism.estimate([0] * mechanism.k, 0)
-    answer = question.question_kind.anchor_answer
     found = anchors.check_anchor(mechanism, estimate, answer, question.known_share)
     return {"answer": question.labels()[answer], **found.to_dict()}
 

@@ -477,6 +477,11 @@ def epsilon_explain(request: HttpRequest) -> JsonResponse:
     is_grouping = request.GET.get("grouping", "")
     if is_grouping not in {"", "0", "1"}:
         return _refuse("grouping must be 1 (a question used for breakdowns) or 0.")
+    if is_grouping == "1" and not KINDS[kind].groups:
+        return _refuse(
+            _("A question of this kind cannot group respondents: each gives a set, not one "
+              "answer.")
+        )
     try:
         group_share = (
             _group_share(request.GET.get("group_share", "")) if is_grouping == "1" else None

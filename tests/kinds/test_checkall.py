@@ -13,7 +13,9 @@ from django.urls import reverse
 from surveys import ldp
 from surveys.actions.submissions import SubmissionError, submission_create
 from surveys.actions.surveys import open_survey
+from surveys.helpers.privacy_words import describe_survey_protection
 from surveys.kinds import CHECK_ALL, KINDS
+from surveys.ldp import checkall as checkall_core
 from surveys.ldp import joint
 from surveys.ldp.checkall import option_breakdowns
 from surveys.models import Choice, Question, Submission, Survey
@@ -273,3 +275,32 @@ def test_the_json_of_a_check_all_question_has_exactly_the_declared_fields(resear
     answer(survey, 30)
     assert_shape(survey_results(survey), contracts.SurveyResults)
     assert_shape(export_metadata(survey), contracts.Metadata)
+
+
+def test_the_authoring_panel_refuses_to_plan_a_check_all_question_as_a_grouping_one(
+    client, researcher
+):
+    client.force_login(researcher)
+    response = client.get(reverse("epsilon-explain"), {
+        "epsilon": "1", "kind": "checkall", "k": "4", "grouping": "1", "group_share": "20"})
+    assert response.status_code == 400
+    assert "cannot group respondents" in response.json()["error"]
+
+
+def test_pages_offer_only_questions_that_can_group_and_list_its_options(client, researcher):
+    survey = checkall_survey(researcher)
+    answer(survey, 20)
+    yes_no, checkall = survey.ordered_questions()
+    client.force_login(researcher)
+    page = client.get(reverse("question-breakdown", args=[survey.pk, checkall.pk]),
+                      {"by": yes_no.pk}).content.decode()
+    assert f'<option value="{yes_no.pk}"' in page
+    assert f'<option value="{checkall.pk}"' not in page
+    detail = client.get(reverse("survey-detail", args=[survey.pk])).content.decode()
+    assert ", ".join(OPTIONS) in detail
+
+
+def test_a_check_all_question_says_nothing_of_a_true_answer_getting_through():
+    assert describe_survey_protection([checkall_core.sampled_boxes(1.0, 4)]) == ""
+    assert "73%" in describe_survey_protection(
+        [checkall_core.sampled_boxes(1.0, 4), ldp.randomized_response(1.0)])

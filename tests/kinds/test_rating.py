@@ -242,3 +242,14 @@ def test_the_json_of_a_rating_scale_has_exactly_the_declared_fields(researcher):
     assert_shape(survey_results(survey), contracts.SurveyResults)
     assert_shape(breakdown_results(survey, scale_q, group_q), contracts.BreakdownResults)
     assert_shape(export_metadata(survey), contracts.Metadata)
+
+
+def test_an_end_label_that_is_a_middle_points_number_is_refused(client, researcher):
+    """Seven points from "1" to "5": the high end would repeat the fifth point's label."""
+    survey = Survey.objects.create(owner=researcher, title="T")
+    client.force_login(researcher)
+    response = add_question(client, survey, scale_points="7", scale_low="1", scale_high="5")
+    assert response.status_code == 200
+    assert "cannot be the number of a point between the ends (2 to 6)" in (
+        response.content.decode())
+    assert not Question.objects.exists() and not Choice.objects.exists()

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from surveys.actions.submissions import submission_create
-from surveys.actions.surveys import open_survey
+from surveys.actions.surveys import duplicate_survey, open_survey
 from surveys.models import Question, Survey
 from surveys.queries import contracts
 from tests.helpers import assert_shape
@@ -89,3 +89,20 @@ def test_other_questions_have_no_anchor(client, researcher, make_survey):
     client.force_login(researcher)
     questions = client.get(reverse("survey-results-json", args=[survey.pk])).json()["questions"]
     assert [question["anchor"] for question in questions] == [None, None]
+
+
+def test_a_copy_keeps_its_anchors(client, researcher):
+    survey = anchored_survey(researcher, careless=0.0, n=0)
+    copy = duplicate_survey(survey)
+    assert [q.known_share for q in copy.ordered_questions()] == [0.0]
+
+
+def test_a_known_share_on_a_question_that_cannot_be_an_anchor_is_ignored(
+    client, researcher, make_survey
+):
+    """Only the form stops it; set by other means, results leave it out rather than fail."""
+    survey = make_survey(researcher, status="open")
+    Question.objects.filter(kind="categorical").update(known_share=0.5)
+    client.force_login(researcher)
+    response = client.get(reverse("survey-results-json", args=[survey.pk]))
+    assert [q["anchor"] for q in response.json()["questions"]] == [None, None]
