@@ -247,12 +247,16 @@ class RedisServer:
         )
         for line in self.process.stdout:
             if "Ready to accept connections" in line:
+                # Read the rest of its log as it comes, so that it never waits on a full pipe.
+                self.draining = threading.Thread(target=self.process.stdout.read, daemon=True)
+                self.draining.start()
                 return
         raise RuntimeError(f"redis-server ended before it was ready: {self.process.wait()}")
 
     def stop(self, how: signal.Signals = signal.SIGKILL) -> None:
         self.process.send_signal(how)
         self.process.wait()
+        self.draining.join()
         self.process.stdout.close()
         self.process = None
 
