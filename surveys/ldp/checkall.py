@@ -48,6 +48,7 @@ from .mechanisms import (
     randomized_response,
     z_value,
 )
+from .scores import Mean
 
 MAX_OPTIONS: int = 20
 """Most options a check-all question may have: each option's share rests on about n / k
@@ -56,24 +57,6 @@ reports, so beyond this few surveys could estimate them."""
 UNKNOWN_SHARE_ERROR: float = 0.5
 """Standard error given to an option no report was about yet (its share is unknown: the
 largest standard deviation a share in [0, 1] can have)."""
-
-
-@dataclass(frozen=True)
-class MeanCount:
-    """The mean number of options ticked, with its 95% interval (NaN estimate without
-    reports; the interval is then [0, k])."""
-
-    estimate: float
-    ci_low: float
-    ci_high: float
-    unbiased: float
-    std_error: float
-
-    def to_dict(self) -> dict[str, float | None]:
-        return {
-            key: value if math.isfinite(value) else None
-            for key, value in self.__dict__.items()
-        }
 
 
 class SampledBoxes:
@@ -216,14 +199,14 @@ class SampledBoxes:
             lr_interval=None,
         )
 
-    def mean_count(self, counts: Any, n: int, confidence: float = 0.95) -> MeanCount:
+    def mean_count(self, counts: Any, n: int, confidence: float = 0.95) -> Mean:
         """The mean number of options ticked: k times Warner's estimate and Feldman-Cousins
         interval for the share of reports' boxes ticked (module docstring)."""
         _, ticked = self._cells(counts, n)
         ones = int(ticked.sum())
         one = self.box.estimate([n - ones, ones], n, confidence)
         scale = self.k
-        return MeanCount(
+        return Mean(
             estimate=float(scale * one.headline[1]),
             ci_low=float(scale * one.ci_low[1]),
             ci_high=float(scale * one.ci_high[1]),

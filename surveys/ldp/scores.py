@@ -41,7 +41,7 @@ from ._checks import check_probability, read_only
 from .joint import Breakdown, PairCounts, _Side, _unbiased
 
 MEAN_INTERVAL_METHOD: str = "student-t"
-"""Name of the method behind ``MeanScore.ci_low``/``ci_high``, for the pages."""
+"""Name of the method behind ``Mean.ci_low``/``ci_high``, for the pages."""
 MEAN_INTERVAL_DESCRIPTION: str = (
     "Mean score: the unbiased shares' average of the points 1 to k (clipped to [1, k]); "
     "its 95% interval is Student's t interval from the variance of the per-report values "
@@ -61,10 +61,12 @@ def scores(k: int) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class MeanScore:
-    """The mean score of a rating question: ``estimate`` (the unbiased mean clipped to [1, k];
-    NaN without reports), ``ci_low``/``ci_high`` (its 95% interval, [1, k] without reports),
-    ``unbiased`` (the unclipped mean) and ``std_error``."""
+class Mean:
+    """A mean with its 95% interval: a rating question's mean score (``mean_score``) or a
+    check-all question's mean number of options ticked (``checkall``). ``estimate`` (the
+    unbiased mean kept within its range; NaN without reports), ``ci_low``/``ci_high`` (its
+    95% interval, the whole range without reports), ``unbiased`` (the mean before it is kept
+    within range) and ``std_error``."""
 
     estimate: float
     ci_low: float
@@ -81,14 +83,14 @@ class MeanScore:
 
 def mean_score(
     mechanism: ldp.Mechanism, counts: object, n: int, confidence: float = 0.95
-) -> MeanScore:
+) -> Mean:
     """The mean score of the points 1..k of ``mechanism``'s question from its k support counts
     and the number of reports n (see the module docstring)."""
     k = mechanism.k
     c = mechanism._check_counts(counts, n, need_reports=False).astype(float)
     alpha = 1 - check_probability("confidence", confidence)
     if n == 0:
-        return MeanScore(math.nan, 1.0, float(k), math.nan, math.nan)
+        return Mean(math.nan, 1.0, float(k), math.nan, math.nan)
     f = mechanism._unbiased(c, n)
     side = _Side(mechanism)
     slope = np.diag(side.S) - side.S[np.arange(k), (np.arange(k) + 1) % k]  # a_c - b_c
@@ -104,7 +106,7 @@ def mean_score(
     std_error = math.sqrt(variance / n)
     half = float(student_t.ppf(1 - alpha / 2, n - 1)) * std_error if n > 1 else math.inf
     low, high = (float(np.clip(x, 1, k)) for x in (unbiased - half, unbiased + half))
-    return MeanScore(float(np.clip(unbiased, 1, k)), low, high, unbiased, std_error)
+    return Mean(float(np.clip(unbiased, 1, k)), low, high, unbiased, std_error)
 
 
 @dataclass(frozen=True, eq=False)
