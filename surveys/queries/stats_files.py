@@ -67,7 +67,7 @@ def _randomization(question: Question) -> str:
 
 
 def _brief(question: Question) -> str:
-    """The randomization in a few characters, for Stata's short labels: "RR p=.731 q=.731"."""
+    """The randomization in a few characters, for Stata's short labels: "RR p=0.731 q=0.731"."""
     spec = question.mechanism().spec()
     return f"{spec['mechanism'].upper()} p={spec['p']:.3f} q={spec['q']:.3f}"
 
