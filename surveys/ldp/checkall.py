@@ -41,10 +41,10 @@ import numpy as np
 from ._checks import check_n, is_integer, is_real, read_only
 from .joint import Breakdown, Difference, PairCounts, breakdown
 from .mechanisms import (
-    MAX_PLANNED_RESPONDENTS,
     Estimate,
     Mechanism,
     _check_epsilon,
+    fewest_respondents,
     randomized_response,
     z_value,
 )
@@ -238,19 +238,12 @@ class SampledBoxes:
         ``MAX_PLANNED_RESPONDENTS`` or for a margin outside (0, 1)."""
         if not (is_real(margin) and math.isfinite(margin) and 0 < margin < 1):
             raise ValueError(f"margin must be a number strictly between 0 and 1, got {margin!r}")
-        needed = z_value(confidence) ** 2 * self._variance_times_n(share) / margin**2
-        if needed > MAX_PLANNED_RESPONDENTS:
-            raise ValueError(
-                f"a margin of {margin:g} needs about {needed:.2g} reports, more than the "
-                f"planner's limit of {MAX_PLANNED_RESPONDENTS:,}: raise epsilon or accept a "
-                "wider margin"
-            )
-        n = max(1, math.ceil(needed))
-        while self.margin_of_error(n, confidence, share) > margin:
-            n += 1
-        while n > 1 and self.margin_of_error(n - 1, confidence, share) <= margin:
-            n -= 1
-        return n
+        return fewest_respondents(
+            z_value(confidence) ** 2 * self._variance_times_n(share) / margin**2,
+            margin,
+            lambda n: self.margin_of_error(n, confidence, share),
+            f"a margin of {margin:g} at {confidence:.0%} confidence",
+        )
 
 
 @dataclass(frozen=True)

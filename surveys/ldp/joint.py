@@ -935,23 +935,12 @@ def n_for_margin_within_group(
     (0, 1) or a target needing more than ``ldp.MAX_PLANNED_RESPONDENTS`` respondents."""
     if not (is_real(margin) and math.isfinite(margin) and 0 < margin < 1):
         raise ValueError(f"margin must be a number strictly between 0 and 1, got {margin!r}")
-    z = ldp.z_value(confidence)
-    needed = z * z * _share_variance_times_n(mech_a, mech_b, group_share, answer_share) / margin**2
-    if needed > ldp.MAX_PLANNED_RESPONDENTS:
-        raise ValueError(
-            f"a margin of {margin:g} within a group of {group_share:.3g} of the respondents at "
-            f"{confidence:.0%} confidence needs about {needed:.2g} respondents, more than the "
-            f"planner's limit of {ldp.MAX_PLANNED_RESPONDENTS:,}: raise epsilon, plan for "
-            "a larger group or accept a wider margin"
-        )
-    n = max(1, math.ceil(needed))
-
-    def margin_at(m: int) -> float:
-        return margin_within_group(mech_a, mech_b, m, group_share, answer_share, confidence)
-
-    # The closed form can be off by one through rounding; settle it on the function itself.
-    while margin_at(n) > margin:
-        n += 1
-    while n > 1 and margin_at(n - 1) <= margin:
-        n -= 1
-    return n
+    variance = _share_variance_times_n(mech_a, mech_b, group_share, answer_share)
+    return ldp.fewest_respondents(
+        ldp.z_value(confidence) ** 2 * variance / margin**2,
+        margin,
+        lambda n: margin_within_group(mech_a, mech_b, n, group_share, answer_share, confidence),
+        f"a margin of {margin:g} within a group of {group_share:.3g} of the respondents at "
+        f"{confidence:.0%} confidence",
+        "raise epsilon, plan for a larger group or accept a wider margin",
+    )

@@ -81,6 +81,30 @@ HEADLINE_DESCRIPTION: str = (
 """One sentence for a statistician on what the headline numbers are."""
 
 
+def fewest_respondents(
+    needed: float,
+    margin: float,
+    margin_at: Callable[[int], float],
+    target: str,
+    advice: str = "raise epsilon or accept a wider margin",
+) -> int:
+    """The smallest n with ``margin_at(n) <= margin``, from ``needed``, a closed form's
+    estimate of it that rounding can leave off by one: settled on ``margin_at`` itself.
+    ValueError when ``needed`` exceeds ``MAX_PLANNED_RESPONDENTS`` (``target``: the margin
+    asked for, in words; ``advice``: what to do instead)."""
+    if needed > MAX_PLANNED_RESPONDENTS:
+        raise ValueError(
+            f"{target} needs about {needed:.2g} respondents, more than the planner's limit of "
+            f"{MAX_PLANNED_RESPONDENTS:,}: {advice}"
+        )
+    n = max(1, math.ceil(needed))
+    while margin_at(n) > margin:
+        n += 1
+    while n > 1 and margin_at(n - 1) <= margin:
+        n -= 1
+    return n
+
+
 def z_value(confidence: float) -> float:
     """Two-sided standard normal quantile for ``confidence`` in (0, 1); 0.95 -> ~1.96."""
     if not (is_real(confidence) and 0 < confidence < 1):
@@ -627,21 +651,12 @@ class Mechanism:
         protection, i.e. raise epsilon, or accept a wider margin)."""
         if not (is_real(margin) and math.isfinite(margin) and 0 < margin < 1):
             raise ValueError(f"margin must be a number strictly between 0 and 1, got {margin!r}")
-        z = z_value(confidence)
-        needed = z * z * self._variance_times_n(share) / margin**2
-        if needed > MAX_PLANNED_RESPONDENTS:
-            raise ValueError(
-                f"a margin of {margin:g} at {confidence:.0%} confidence needs about {needed:.2g} "
-                f"reports with this mechanism, more than the planner's limit of "
-                f"{MAX_PLANNED_RESPONDENTS:,}: raise epsilon or accept a wider margin"
-            )
-        n = max(1, math.ceil(needed))
-        # The closed form can be off by one through rounding; settle it on the function itself.
-        while self.margin_of_error(n, confidence, share) > margin:
-            n += 1
-        while n > 1 and self.margin_of_error(n - 1, confidence, share) <= margin:
-            n -= 1
-        return n
+        return fewest_respondents(
+            z_value(confidence) ** 2 * self._variance_times_n(share) / margin**2,
+            margin,
+            lambda n: self.margin_of_error(n, confidence, share),
+            f"a margin of {margin:g} at {confidence:.0%} confidence",
+        )
 
 
 class BinaryMechanism(Mechanism):

@@ -222,15 +222,9 @@ def n_for_mean_margin(mechanism: ldp.Mechanism, margin: float, confidence: float
     ValueError for a target needing more than ``ldp.MAX_PLANNED_RESPONDENTS`` reports."""
     if not (math.isfinite(margin) and margin > 0):
         raise ValueError(f"margin must be a positive number of points, got {margin!r}")
-    needed = ldp.z_value(confidence) ** 2 * _worst_variance_times_n(mechanism) / margin**2
-    if needed > ldp.MAX_PLANNED_RESPONDENTS:
-        raise ValueError(
-            f"a margin of {margin:g} points on the mean score needs about {needed:.2g} "
-            f"reports, more than the planner's limit of {ldp.MAX_PLANNED_RESPONDENTS:,}"
-        )
-    n = max(1, math.ceil(needed))
-    while n > 1 and mean_margin(mechanism, n - 1, confidence) <= margin:
-        n -= 1
-    while mean_margin(mechanism, n, confidence) > margin:
-        n += 1
-    return n
+    return ldp.fewest_respondents(
+        ldp.z_value(confidence) ** 2 * _worst_variance_times_n(mechanism) / margin**2,
+        margin,
+        lambda n: mean_margin(mechanism, n, confidence),
+        f"a margin of {margin:g} points on the mean score",
+    )
