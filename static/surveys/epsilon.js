@@ -110,8 +110,9 @@ function showBudget(epsilon) {
   budgetLine.classList.toggle("text-danger", over);
 }
 
-const cannotGroup = () => field("kind").value === "checkall"; // a set, not one answer
-const grouping = () => Boolean(field("used_for_breakdowns")?.checked) && !cannotGroup();
+// What the chosen kind of question takes, as the site defines it (`QuestionKind.form_facts`).
+const kindFacts = () => budget.kinds[field("kind").value] ?? {};
+const grouping = () => Boolean(field("used_for_breakdowns")?.checked) && Boolean(kindFacts().groups);
 
 let pending;
 async function update() {
@@ -124,6 +125,7 @@ async function update() {
   const params = explainQuery({
     epsilon: field("epsilon").value,
     kind: field("kind").value,
+    facts: kindFacts(),
     choices: field("choices")?.value,
     scalePoints: field("scale_points")?.value,
     override: field("mechanism_override")?.value,
@@ -146,19 +148,16 @@ async function update() {
 }
 
 function toggleFields() {
-  const kind = field("kind").value;
-  const row = field("choices").closest(".mb-3");
-  if (row) row.hidden = !["categorical", "checkall"].includes(kind);
-  for (const name of ["scale_points", "scale_low", "scale_high"]) {
-    const scaleRow = field(name)?.closest(".mb-3");
-    if (scaleRow) scaleRow.hidden = kind !== "rating";
-  }
-  const anchor = field("known_percent")?.closest(".mb-3");
-  if (anchor) anchor.hidden = kind !== "yesno";
-  const override = field("mechanism_override")?.closest(".mb-3");
-  if (override) override.hidden = ["yesno", "checkall"].includes(kind); // one method each
-  const groups = field("used_for_breakdowns")?.closest(".mb-3");
-  if (groups) groups.hidden = cannotGroup();
+  const facts = kindFacts();
+  const show = (name, shown) => {
+    const row = field(name)?.closest(".mb-3");
+    if (row) row.hidden = !shown;
+  };
+  show("choices", facts.typed);
+  for (const name of ["scale_points", "scale_low", "scale_high"]) show(name, facts.scale);
+  show("known_percent", facts.anchor);
+  show("mechanism_override", facts.method_choice);
+  show("used_for_breakdowns", facts.groups);
   groupRow.hidden = !grouping();
 }
 

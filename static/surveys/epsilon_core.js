@@ -135,17 +135,18 @@ export function groupingTexts(data) {
   };
 }
 
-// The number of answers of a question from the form's values: 2 for yes/no, the points of a
-// rating scale, the lines typed for multiple choice.
-export function answerCount({ kind, choices, scalePoints }) {
-  if (kind === "yesno") return 2;
-  if (kind === "rating") return Number(scalePoints) || 5;
+// The number of answers of a question from the form's values and what its kind takes
+// (`facts`, `QuestionKind.form_facts`): the site's own answers (yes/no: 2), the points of a
+// rating scale, or the lines typed.
+export function answerCount({ facts, choices, scalePoints }) {
+  if (facts?.fixed_answers) return facts.fixed_answers;
+  if (facts?.scale) return Number(scalePoints) || 5;
   return Math.max(2, (choices ?? "").split("\n").filter((line) => line.trim()).length);
 }
 
 // The query for `epsilon_explain` from the form's values.
-export function explainQuery({ epsilon, kind, choices, scalePoints, override, share, grouping, groupShare, survey, question }) {
-  const k = answerCount({ kind, choices, scalePoints });
+export function explainQuery({ epsilon, kind, facts, choices, scalePoints, override, share, grouping, groupShare, survey, question }) {
+  const k = answerCount({ facts, choices, scalePoints });
   const query = { epsilon, kind, k: String(k), override: override ?? "", share: share ?? "" };
   if (grouping) Object.assign(query, { grouping: "1", group_share: groupShare ?? "" });
   // The survey's other questions count in what respondents are told (the one edited does not).

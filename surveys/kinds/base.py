@@ -62,6 +62,21 @@ class QuestionKind:
     anchor_answer: int | None = None
     """The answer whose true share a validation anchor states (``Question.known_share``;
     ``surveys.ldp.anchors``), or None where this kind cannot be an anchor."""
+    method_choice: bool = False
+    """Whether the researcher may choose its randomization method (``mechanism``'s
+    ``override``, where the site's policy allows it); otherwise it has one method."""
+
+    def form_facts(self) -> dict:
+        """What the authoring page's script needs to know of this kind, to show the fields
+        that apply and count the answers (``static/surveys/epsilon.js``)."""
+        return {
+            "fixed_answers": len(self.fixed_answers),
+            "typed": self.choices and not self.scored,
+            "scale": self.scored,
+            "groups": self.groups,
+            "anchor": self.anchor_answer is not None,
+            "method_choice": self.method_choice,
+        }
 
     @property
     def answer_template(self) -> str:

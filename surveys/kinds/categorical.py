@@ -24,4 +24,5 @@ CATEGORICAL = CategoricalKind(
     label=_("Multiple choice (one answer)"),
     choices=True,
     min_choices=2,
+    method_choice=True,
 )

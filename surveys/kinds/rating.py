@@ -51,5 +51,6 @@ RATING = RatingKind(
     headline_template="surveys/results/kinds/rating.html",
     answer_control="rating_scale",
     scored=True,
+    method_choice=True,
 )
 """Rating scales; the points are scored 1..k (``surveys.ldp.scores``)."""

@@ -194,7 +194,8 @@ def _question_page(
         return redirect(survey)
     others = total_epsilon(survey.questions.exclude(pk=question.pk))
     budget = {"others": others, "limit": policy.max_survey_epsilon, "survey": survey.pk,
-              "question": question.pk}
+              "question": question.pk,
+              "kinds": {kind.value: kind.form_facts() for kind in KINDS.values()}}
     context = {"form": form, "survey": survey, "title": title, "budget": budget}
     return render(request, "surveys/question_form.html", context)
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import zxingcpp
 from django.urls import reverse
+from playwright.sync_api import expect
 
 from surveys.actions.wording import correct
 from surveys.models import PrivacyPolicy, Survey
@@ -172,3 +173,25 @@ def test_the_panel_says_when_a_value_is_above_the_sites_limits(
     )
     page.fill("#id_epsilon", "2")
     page.get_by_text("Above this site's limit", exact=False).wait_for(state="detached")
+
+
+@pytest.mark.parametrize(("kind", "shown", "hidden"), [
+    ("yesno", ["#id_known_percent", "#id_used_for_breakdowns"],
+     ["#id_choices", "#id_scale_low"]),
+    ("categorical", ["#id_choices", "#id_used_for_breakdowns"],
+     ["#id_known_percent", "#id_scale_low"]),
+    ("rating", ["#id_scale_low", "#id_scale_points"], ["#id_choices", "#id_known_percent"]),
+    ("checkall", ["#id_choices"], ["#id_used_for_breakdowns", "#id_known_percent"]),
+])
+def test_the_question_form_shows_the_fields_its_kind_takes(
+    page, client, live_server, researcher, kind, shown, hidden
+):
+    """What each kind takes comes from the site's definition of the kind (form_facts)."""
+    survey = Survey.objects.create(owner=researcher, title="T")
+    signed_in(page, client, live_server, researcher)
+    page.goto(live_server.url + reverse("question-create", args=[survey.pk]))
+    page.select_option("#id_kind", kind)
+    for selector in shown:
+        expect(page.locator(selector)).to_be_visible()
+    for selector in hidden:
+        expect(page.locator(selector)).to_be_hidden()

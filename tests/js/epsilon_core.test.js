@@ -108,21 +108,27 @@ test("it says when the survey's total would be above the site's limit", () => {
     "the question cannot be saved with this value. Lower this or another question's epsilon.");
 });
 
+const FACTS = { // as QuestionKind.form_facts gives them
+  yesno: { fixed_answers: 2, typed: false, scale: false, groups: true, anchor: true, method_choice: false },
+  categorical: { fixed_answers: 0, typed: true, scale: false, groups: true, anchor: false, method_choice: true },
+  rating: { fixed_answers: 0, typed: false, scale: true, groups: true, anchor: false, method_choice: true },
+};
+
 test("it asks the server about a grouping question only when the box is ticked", () => {
-  const plain = explainQuery({ epsilon: "1", kind: "categorical", choices: "A\n\nB\n C ", override: "", share: "5",
+  const plain = explainQuery({ epsilon: "1", kind: "categorical", facts: FACTS.categorical, choices: "A\n\nB\n C ", override: "", share: "5",
     grouping: false, groupShare: "20" });
   assert.equal(plain.toString(), "epsilon=1&kind=categorical&k=3&override=&share=5");
-  const grouped = explainQuery({ epsilon: "2", kind: "yesno", choices: "A\nB\nC", share: "", grouping: true, groupShare: "15" });
+  const grouped = explainQuery({ epsilon: "2", kind: "yesno", facts: FACTS.yesno, choices: "A\nB\nC", share: "", grouping: true, groupShare: "15" });
   assert.equal(grouped.get("k"), "2");
   assert.equal(grouped.get("grouping"), "1");
   assert.equal(grouped.get("group_share"), "15");
   assert.equal(grouped.get("override"), "");
   assert.equal(grouped.get("survey"), null);
-  const edited = explainQuery({ epsilon: "1", kind: "yesno", survey: 7, question: 12 });
+  const edited = explainQuery({ epsilon: "1", kind: "yesno", facts: FACTS.yesno, survey: 7, question: 12 });
   assert.equal(edited.get("survey"), "7");
   assert.equal(edited.get("question"), "12");
-  const added = explainQuery({ epsilon: "1", kind: "yesno", survey: 7, question: null });
+  const added = explainQuery({ epsilon: "1", kind: "yesno", facts: FACTS.yesno, survey: 7, question: null });
   assert.equal(added.get("question"), "");
-  const rating = explainQuery({ epsilon: "1", kind: "rating", choices: "A\nB", scalePoints: "7" });
+  const rating = explainQuery({ epsilon: "1", kind: "rating", facts: FACTS.rating, choices: "A\nB", scalePoints: "7" });
   assert.equal(rating.get("k"), "7");
 });
