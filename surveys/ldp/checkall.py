@@ -38,13 +38,12 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import check_n, is_integer, is_real, read_only
+from ._checks import check_n, is_integer, read_only
 from .joint import Breakdown, Difference, PairCounts, breakdown
 from .mechanisms import (
     Estimate,
     Mechanism,
     _check_epsilon,
-    fewest_respondents,
     randomized_response,
     z_value,
 )
@@ -231,19 +230,7 @@ class SampledBoxes:
             return math.inf
         return z_value(confidence) * math.sqrt(self._variance_times_n(share) / n)
 
-    def n_for_margin(
-        self, margin: float, confidence: float = 0.95, share: float | None = None
-    ) -> int:
-        """Fewest respondents for ``margin_of_error`` <= ``margin``; ValueError beyond
-        ``MAX_PLANNED_RESPONDENTS`` or for a margin outside (0, 1)."""
-        if not (is_real(margin) and math.isfinite(margin) and 0 < margin < 1):
-            raise ValueError(f"margin must be a number strictly between 0 and 1, got {margin!r}")
-        return fewest_respondents(
-            z_value(confidence) ** 2 * self._variance_times_n(share) / margin**2,
-            margin,
-            lambda n: self.margin_of_error(n, confidence, share),
-            f"a margin of {margin:g} at {confidence:.0%} confidence",
-        )
+    n_for_margin = Mechanism.n_for_margin  # the same search, on this mechanism's margin
 
 
 @dataclass(frozen=True)

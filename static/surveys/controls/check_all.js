@@ -9,16 +9,5 @@ export function read(fieldset) {
   return Array.from(inputs(fieldset), (input) => (input.checked ? 1 : 0));
 }
 
-/** Untick every box. */
-export function clear(fieldset) {
-  for (const input of inputs(fieldset)) input.checked = false;
-}
-
-/** Show which boxes are ticked. */
-export function highlight(fieldset) {
-  for (const option of fieldset.querySelectorAll(".answer-option")) {
-    const ticked = option.querySelector("input").checked;
-    option.classList.toggle("border-primary", ticked);
-    option.classList.toggle("bg-primary-subtle", ticked);
-  }
-}
+// Unticking every box and showing which are ticked work as for one choice among options.
+export { clear, highlight } from "./one_choice.js";

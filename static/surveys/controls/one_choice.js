@@ -2,7 +2,7 @@
 // (templates/surveys/respond/controls/one_choice.html): yes/no and multiple-choice questions.
 // The answer is the chosen option's index into the question's labels.
 
-const inputs = (fieldset) => fieldset.querySelectorAll("input[type=radio]");
+const inputs = (fieldset) => fieldset.querySelectorAll(".answer-option input");
 
 /** The chosen option's index, or undefined while none is chosen. */
 export function read(fieldset) {
