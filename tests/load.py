@@ -267,6 +267,36 @@ class RedisServer:
         finally:
             client.close()
 
+    def watch(self, pattern: str) -> redis.client.PubSub:
+        """From now on, a message for every write to a key matching ``pattern`` (keyspace
+        notifications), kept until read: unlike the keys themselves, which expire, they show
+        what was written however long ago (``written``)."""
+        client = redis.Redis(port=self.port)
+        try:
+            client.config_set("notify-keyspace-events", "K$")
+        finally:
+            client.close()
+        # On a pool of its own: closing a client closes its pool's connections.
+        watcher = redis.client.PubSub(
+            redis.ConnectionPool(port=self.port), ignore_subscribe_messages=True
+        )
+        watcher.psubscribe(f"__keyspace@0__:{pattern}")
+        return watcher
+
+    @staticmethod
+    def written(watcher: redis.client.PubSub) -> bool:
+        """Whether a key ``watcher`` watches was written (the messages are already there: the
+        wait is only for a server that sent none). Reading the subscription's confirmation
+        gives None too, so it reads on until a write or the deadline."""
+        deadline = time.monotonic() + 10
+        try:
+            while (left := deadline - time.monotonic()) > 0:
+                if watcher.get_message(timeout=left) is not None:
+                    return True
+            return False
+        finally:
+            watcher.close()
+
     def __enter__(self) -> RedisServer:
         self.start()
         return self
