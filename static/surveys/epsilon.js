@@ -112,6 +112,10 @@ function showBudget(epsilon) {
 
 // What the chosen kind of question takes, as the site defines it (`QuestionKind.form_facts`).
 const kindFacts = () => budget.kinds[field("kind").value] ?? {};
+// "No answer" if respondents may refuse or skip it, "Not asked" if it is conditional.
+const extraAnswers = () =>
+  Number(Boolean(field("offers_refusal")?.checked || field("optional")?.checked)) +
+  Number(Boolean(field("condition")?.value));
 const grouping = () => Boolean(field("used_for_breakdowns")?.checked) && Boolean(kindFacts().groups);
 
 let pending;
@@ -128,6 +132,7 @@ async function update() {
     facts: kindFacts(),
     choices: field("choices")?.value,
     scalePoints: field("scale_points")?.value,
+    extras: extraAnswers(),
     override: field("mechanism_override")?.value,
     share: shareField.value,
     grouping: grouping(),
@@ -158,6 +163,7 @@ function toggleFields() {
   show("known_percent", facts.anchor);
   show("mechanism_override", facts.method_choice);
   show("used_for_breakdowns", facts.groups);
+  for (const name of ["offers_refusal", "optional", "condition"]) show(name, facts.extras);
   groupRow.hidden = !grouping();
 }
 

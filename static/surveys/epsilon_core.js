@@ -137,16 +137,18 @@ export function groupingTexts(data) {
 
 // The number of answers of a question from the form's values and what its kind takes
 // (`facts`, `QuestionKind.form_facts`): the site's own answers (yes/no: 2), the points of a
-// rating scale, or the lines typed.
-export function answerCount({ facts, choices, scalePoints }) {
-  if (facts?.fixed_answers) return facts.fixed_answers;
-  if (facts?.scale) return Number(scalePoints) || 5;
-  return Math.max(2, (choices ?? "").split("\n").filter((line) => line.trim()).length);
+// rating scale, or the lines typed; then its extra answers, "No answer" and "Not asked"
+// (`extras`: how many the form asks for), randomized like the others where the kind takes them.
+export function answerCount({ facts, choices, scalePoints, extras = 0 }) {
+  const more = facts?.extras ? extras : 0;
+  if (facts?.fixed_answers) return facts.fixed_answers + more;
+  if (facts?.scale) return (Number(scalePoints) || 5) + more;
+  return Math.max(2, (choices ?? "").split("\n").filter((line) => line.trim()).length) + more;
 }
 
 // The query for `epsilon_explain` from the form's values.
-export function explainQuery({ epsilon, kind, facts, choices, scalePoints, override, share, grouping, groupShare, survey, question }) {
-  const k = answerCount({ facts, choices, scalePoints });
+export function explainQuery({ epsilon, kind, facts, choices, scalePoints, extras, override, share, grouping, groupShare, survey, question }) {
+  const k = answerCount({ facts, choices, scalePoints, extras });
   const query = { epsilon, kind, k: String(k), override: override ?? "", share: share ?? "" };
   if (grouping) Object.assign(query, { grouping: "1", group_share: groupShare ?? "" });
   // The survey's other questions count in what respondents are told (the one edited does not).

@@ -14,7 +14,9 @@ import {
   describeReport,
   drawReports,
   failureMessage,
+  finalAnswers,
   forgetTrueAnswers,
+  isAsked,
   loadRecord,
   memoryStorage,
   missingText,
@@ -99,15 +101,25 @@ function clearAnswers() {
     controlOf(fieldset).clear(fieldset);
     controlOf(fieldset).highlight(fieldset);
   }
-  updateProgress();
+  updateQuestions();
 }
 
-function updateProgress() {
+/** Show the conditional questions whose condition holds, hide the others (only this page
+ * knows which were shown: every question gets a report), and count the answers given to the
+ * questions shown. */
+function updateQuestions() {
+  const given = answers();
+  const asked = data.questions.filter((question) => isAsked(question, given));
+  for (const question of data.questions) {
+    document.getElementById(`question-${question.id}`).hidden = !asked.includes(question);
+  }
   const text = document.getElementById("progress-text");
   if (!text) return;
-  const count = Object.keys(answers()).length;
-  text.textContent = progressText(count, data.questions.length);
-  document.getElementById("progress-bar").value = count;
+  const count = asked.filter((question) => given[question.id] !== undefined).length;
+  text.textContent = progressText(count, asked.length);
+  const bar = document.getElementById("progress-bar");
+  bar.max = asked.length;
+  bar.value = count;
 }
 
 function markMissing(fieldset, missing) {
@@ -119,7 +131,7 @@ function answered(event) {
   const fieldset = event.currentTarget;
   controlOf(fieldset).highlight(fieldset);
   markMissing(fieldset, false);
-  updateProgress();
+  updateQuestions();
   const status = document.getElementById("respond-status");
   if (status.dataset.missing && !unanswered(data.questions, answers()).length) tell(status, "", "");
 }
@@ -192,7 +204,8 @@ function drawOnce() {
     return false;
   }
   const key = latest?.key ?? record?.key ?? newIdempotencyKey();
-  record = { key, reports: drawReports(data.questions, given, randomize, earlierDraws), confirmed: false };
+  const final = finalAnswers(data.questions, given);
+  record = { key, reports: drawReports(data.questions, final, randomize, earlierDraws), confirmed: false };
   earlierDraws = {};
   save(); // before sending: a retry, even after a reload, sends exactly this
   setAnswering(false); // the answers shown can no longer change what is sent
@@ -253,7 +266,7 @@ function setUpAnswering() {
   });
   if (data.preview) {
     allowAnswering();
-    updateProgress();
+    updateQuestions();
     return; // the button stays disabled: a preview sends nothing
   }
   const button = document.getElementById("send-answers");
@@ -280,7 +293,7 @@ function render() {
     showAnswered();
     return;
   }
-  updateProgress();
+  updateQuestions();
   allowAnswering();
 }
 

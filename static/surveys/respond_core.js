@@ -1,8 +1,12 @@
 // The respondent page's pure parts: no DOM, no network, no global state, so node can test
 // them. The DOM glue is respond.js; the randomizers are ldp.js.
 //
-// A question, as the server embeds it: {id, text, labels, encoding: "bit"|"index"|"unary",
-// k, spec}. An answer is a category index into `labels` (for yes/no: 0 = no, 1 = yes).
+// A question, as the server embeds it: {id, text, labels, encoding: "bit"|"index"|"unary"|
+// "sampled", k, spec, optional, declined, notAsked, askedIf}. An answer is a category index
+// into `labels` (for yes/no: 0 = no, 1 = yes). Its last labels may be extra answers, each
+// randomized like any other: `declined` ("No answer": "Prefer not to say", or an optional
+// question left blank) and `notAsked` (a conditional question its condition did not show:
+// `askedIf` = {question, answer}), or null where it has not that one.
 //
 // True answers live only in the page's memory. What the browser keeps (localStorage, one
 // item per survey) is exactly what it sent: the idempotency key and the randomized reports,
@@ -138,12 +142,37 @@ export function isValidReport(question, report) {
   return Number.isInteger(report) && report >= 0 && report < question.k;
 }
 
-/** The questions that have no answer yet (answers: question id -> category index, or the
- * ticked boxes of a check-all question, where ticking none is an answer too). */
+const isAnswer = (answer) => Number.isInteger(answer) || Array.isArray(answer);
+
+/** Whether the respondent is asked `question`: always, unless it is conditional and its
+ * condition's answer (in `answers`) is not the one it is asked under. */
+export function isAsked(question, answers) {
+  return !question.askedIf || answers[question.askedIf.question] === question.askedIf.answer;
+}
+
+/** The questions that still need an answer: asked, not optional, and with no answer yet
+ * (answers: question id -> category index, or the ticked boxes of a check-all question, where
+ * ticking none is an answer too). */
 export function unanswered(questions, answers) {
   return questions.filter(
-    (question) => !Number.isInteger(answers[question.id]) && !Array.isArray(answers[question.id]),
+    (question) => isAsked(question, answers) && !question.optional && !isAnswer(answers[question.id]),
   );
+}
+
+/**
+ * The answer to randomize for every question: the one given, "Not asked" for a conditional
+ * question not shown (even if it was answered while it was), "No answer" for an optional
+ * question left blank. Every question gets one, so every body has the same shape whatever
+ * was shown, skipped or refused. Call it once nothing is `unanswered`.
+ */
+export function finalAnswers(questions, answers) {
+  const final = {};
+  for (const question of questions) {
+    if (!isAsked(question, answers)) final[question.id] = question.notAsked;
+    else if (isAnswer(answers[question.id])) final[question.id] = answers[question.id];
+    else final[question.id] = question.declined;
+  }
+  return final;
 }
 
 /**

@@ -21,24 +21,29 @@ DEMO_TITLE = "Cannabis use (demo)"
 DEMO_YEARS: tuple[float, ...] = (0.40, 0.35, 0.25)
 """The true distribution of the demo's grouping question: year of study (first, second, third
 or later)."""
-DEMO_USE_BY_YEAR: tuple[tuple[float, ...], ...] = ((0.90, 0.10), (0.75, 0.25), (0.55, 0.45))
-"""Used cannabis in the past 12 months (No, Yes) within each year of study: the real
-difference the demo's breakdown shows (``Question.simulated_given``)."""
-DEMO_FREQUENCY_BY_USE: tuple[tuple[float, ...], ...] = (
-    (1.0, 0.0, 0.0, 0.0, 0.0),
-    (0.15, 0.35, 0.20, 0.20, 0.10),
+DEMO_USE_BY_YEAR: tuple[tuple[float, ...], ...] = (
+    (0.86, 0.10, 0.04), (0.71, 0.25, 0.04), (0.50, 0.45, 0.05)
 )
-"""How often in a typical month this year, on a scale from 1 (Never) to 5 (Daily), among those
-who did not and who did use cannabis in the past 12 months: nobody who did not use it uses
-it now, and some who did have stopped. The years differ through the use question."""
+"""Used cannabis in the past 12 months (No, Yes, "Prefer not to say") within each year of
+study: the real difference the demo's breakdown shows (``Question.simulated_given``)."""
+DEMO_FREQUENCY_BY_USE: tuple[tuple[float, ...], ...] = (
+    (0.0, 0.0, 0.0, 0.0, 0.0, 1.0),
+    (0.15, 0.35, 0.20, 0.20, 0.10, 0.0),
+    (0.0, 0.0, 0.0, 0.0, 0.0, 1.0),
+)
+"""How often in a typical month this year, on a scale from 1 (Never) to 5 (Daily), then "Not
+asked": asked only of those who used cannabis in the past 12 months (some of whom have
+stopped), so everyone else is "Not asked". The years differ through the use question."""
 DEMO_SUBSTANCES = ("Alcohol", "Tobacco or nicotine", "Cannabis", "Ecstasy (MDMA)", "Cocaine")
 DEMO_SUBSTANCES_BY_USE: tuple[tuple[float, ...], ...] = (
     (0.80, 0.25, 0.0, 0.01, 0.01),
     (0.95, 0.55, 1.0, 0.15, 0.10),
+    (0.90, 0.40, 0.5, 0.08, 0.05),
 )
 """The share who tick each substance they used in the past 12 months (check all that apply),
-among those who did not and who did use cannabis: "Cannabis" is ticked exactly by those who
-used it, and its users use the other substances more."""
+among those who did not use cannabis, who did, and who preferred not to say: "Cannabis" is
+ticked exactly by those who used it (half of those who would not say), and its users use
+the other substances more."""
 
 
 def _mixture(groups: tuple[float, ...], within: tuple[tuple[float, ...], ...]) -> tuple:
@@ -68,7 +73,7 @@ BATCH = 5000
 """Respondents written per transaction."""
 
 
-def load_demo_responses(survey: Survey, n: int = 3000, seed: int = 20240917) -> None:
+def load_demo_responses(survey: Survey, n: int = 3000, seed: int = 20261127) -> None:
     """Fill the (open) demo survey with ``n`` simulated respondents drawn from the true shares
     stored on its questions (``Question.simulated_truth``); ValueError if one has none."""
     questions = list(survey.ordered_questions())

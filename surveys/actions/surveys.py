@@ -70,6 +70,11 @@ def duplicate_survey(survey: Survey) -> Survey:
                 mechanism_override=question.mechanism_override,
                 used_for_breakdowns=question.used_for_breakdowns,
                 known_share=question.known_share,
+                offers_refusal=question.offers_refusal,
+                optional=question.optional,
+                # Conditions come before the questions that depend on them: copied already.
+                asked_if_id=new_ids.get(str(question.asked_if_id)),
+                asked_if_answer=question.asked_if_answer,
             )
             Choice.objects.bulk_create(
                 [

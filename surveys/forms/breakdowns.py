@@ -37,7 +37,7 @@ class BreakdownForm(forms.Form):
         # Offered: the questions that can group; any other is refused in words (clean_by).
         self.fields["by"].widget.choices = [c for q, c in choices if q.question_kind.groups]
         by = self.questions.get(_as_int(self.data.get("by")))
-        groups = list(enumerate(by.labels())) if by else []
+        groups = list(enumerate(by.all_labels())) if by else []
         self.fields["first"].choices = self.fields["second"].choices = [("", "—"), *groups]
 
     def clean_by(self) -> Question:

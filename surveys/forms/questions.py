@@ -11,7 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from surveys import kinds, ldp
 from surveys.actions.questions import save_question
 from surveys.helpers.numbers import epsilon as epsilon_text
-from surveys.models import PrivacyPolicy, Question
+from surveys.models import PrivacyPolicy, Question, condition_problem
 
 
 class QuestionForm(forms.ModelForm):
@@ -61,10 +61,21 @@ class QuestionForm(forms.ModelForm):
         help_text=_("For example “Daily” or “Strongly agree”. The points between are numbered."),
     )
 
+    condition = forms.ChoiceField(
+        label=_("Asked of"),
+        required=False,
+        help_text=_(
+            "A follow-up question can be shown only to respondents who gave one answer to an "
+            "earlier question. Everyone else's browser still sends a randomized report for "
+            "it, as “Not asked”, so no report shows who saw it."
+        ),
+    )
+
     class Meta:
         model = Question
         fields = [
             "text", "help_text", "kind", "used_for_breakdowns", "epsilon", "mechanism_override",
+            "offers_refusal", "optional",
         ]
         labels = {
             "text": _("Question"),
@@ -107,6 +118,11 @@ class QuestionForm(forms.ModelForm):
             self.initial["known_percent"] = 100 * self.instance.known_share
         if not policy.allow_mechanism_override:
             del self.fields["mechanism_override"]
+        self.fields["condition"].choices = condition_choices(self.instance)
+        if self.instance.conditional:
+            self.initial["condition"] = (
+                f"{self.instance.asked_if_id}:{self.instance.asked_if_answer}"
+            )
         self.helper = FormHelper()
         self.helper.form_tag = False
 
@@ -114,9 +130,23 @@ class QuestionForm(forms.ModelForm):
         lines = [line.strip() for line in self.cleaned_data["choices"].splitlines()]
         return [line for line in lines if line]
 
+    def clean_condition(self) -> str:
+        """Sets the instance's condition before the model's checks (``Question.clean``) run."""
+        value = self.cleaned_data["condition"]
+        question, _, answer = value.partition(":")
+        self.instance.asked_if_id = int(question) if value else None
+        self.instance.asked_if_answer = int(answer) if value else None
+        return value
+
     def clean(self) -> dict:
         cleaned = super().clean()
         kind = kinds.KINDS.get(cleaned.get("kind"))
+        declined = cleaned.get("offers_refusal") or cleaned.get("optional")
+        if cleaned.get("known_percent") is not None and (declined or cleaned.get("condition")):
+            self.add_error("known_percent", gettext(
+                "A validation anchor is asked of everyone and answered by everyone: it cannot "
+                "be optional, offer “Prefer not to say” or be conditional."
+            ))
         if kind is not None and kind.scored:
             cleaned["choices"] = kinds.RATING.scale_labels(
                 cleaned.get("scale_points") or kinds.SCALE_POINTS[0],
@@ -145,3 +175,17 @@ class QuestionForm(forms.ModelForm):
         known = self.cleaned_data.get("known_percent")
         question.known_share = None if known is None else known / 100
         return save_question(question, self.cleaned_data["choices"])
+
+
+def condition_choices(question: Question) -> list[tuple[str, object]]:
+    """The conditions a question may have: everyone, or each answer of each earlier question
+    of its survey that can be one (``condition_problem``), grouped by question."""
+    choices: list[tuple[str, object]] = [("", gettext("Everyone"))]
+    for position, earlier in enumerate(question.survey.ordered_questions(), start=1):
+        if condition_problem(earlier, question) is None:
+            choices.append((
+                gettext("If question %(position)d, “%(text)s”, is answered")
+                % {"position": position, "text": earlier.text},
+                [(f"{earlier.pk}:{i}", label) for i, label in enumerate(earlier.labels())],
+            ))
+    return choices

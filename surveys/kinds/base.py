@@ -62,6 +62,10 @@ class QuestionKind:
     anchor_answer: int | None = None
     """The answer whose true share a validation anchor states (``Question.known_share``;
     ``surveys.ldp.anchors``), or None where this kind cannot be an anchor."""
+    extras: bool = True
+    """Whether its questions may offer "Prefer not to say", be optional or be conditional:
+    each adds one answer its mechanism randomizes like the others ("No answer", "Not
+    asked": ``Question.all_labels``), which takes one answer among k."""
     method_choice: bool = False
     """Whether the researcher may choose its randomization method (``mechanism``'s
     ``override``, where the site's policy allows it); otherwise it has one method."""
@@ -76,6 +80,7 @@ class QuestionKind:
             "groups": self.groups,
             "anchor": self.anchor_answer is not None,
             "method_choice": self.method_choice,
+            "extras": self.extras,
         }
 
     @property

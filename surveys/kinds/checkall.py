@@ -43,6 +43,7 @@ CHECK_ALL = CheckAllKind(
     headline_template="surveys/results/kinds/checkall.html",
     answer_control="check_all",
     groups=False,
+    extras=False,
 )
 """Check-all-that-apply questions; results add the mean number of options ticked, and
 breakdowns give each option's share within groups (``ldp.checkall.option_breakdowns``)."""

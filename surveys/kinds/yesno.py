@@ -10,10 +10,17 @@ from surveys.kinds.base import QuestionKind
 
 
 class YesNoKind(QuestionKind):
+    """With an extra answer ("No answer", "Not asked") a yes/no question has three or four
+    answers, randomized like multiple choice."""
+
     def mechanism(self, epsilon: float, k: int = 2, override: str = "") -> ldp.Mechanism:
+        if k > 2:
+            return ldp.choose_categorical(epsilon, k)
         return ldp.randomized_response(epsilon)
 
     def mechanism_reason(self, epsilon: float, k: int = 2, override: str = "") -> str:
+        if k > 2:
+            return ldp.choice_reason(epsilon, k)
         return gettext(
             "Yes/no questions use randomized response, the most accurate method for them."
         )

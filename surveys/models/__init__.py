@@ -29,6 +29,7 @@ from surveys.models.survey import (
     Question,
     Survey,
     build_mechanism,
+    condition_problem,
     max_length,
     new_public_id,
     refuse_if_frozen,
@@ -48,6 +49,7 @@ __all__ = [
     "SURVEY_TEXTS",
     "TOTAL_EPSILON", "Choice", "Invitation", "PairTally", "PrivacyPolicy", "Question",
     "Submission", "Survey", "SurveyShare", "SurveyTranslation", "Tally", "WordingRevision",
-    "build_mechanism", "epsilon_too_small", "max_length", "new_public_id", "refuse_if_frozen",
-    "total_epsilon", "validate_contact", "validate_epsilon_value", "validate_translation_texts",
+    "build_mechanism", "condition_problem", "epsilon_too_small", "max_length", "new_public_id",
+    "refuse_if_frozen", "total_epsilon", "validate_contact", "validate_epsilon_value",
+    "validate_translation_texts",
 ]

@@ -17,12 +17,15 @@ from django.core.validators import MaxValueValidator, MinValueValidator, URLVali
 from django.db import models
 from django.db.models import Sum
 from django.urls import reverse
+from django.utils import translation
+from django.utils.functional import Promise
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from surveys import kinds, ldp
 from surveys.helpers.contacts import contact_link
 from surveys.helpers.numbers import epsilon as epsilon_text
+from surveys.kinds.answers import NO_ANSWER, NOT_ASKED
 from surveys.models.policy import PrivacyPolicy, validate_epsilon_value
 
 
@@ -251,6 +254,34 @@ class Question(models.Model):
             "(0 for “Have you ever been to Mars?”). The results test the answers against it."
         ),
     )
+    offers_refusal = models.BooleanField(
+        _("offer “Prefer not to say”"),
+        default=False,
+        help_text=_(
+            "Respondents see one more option, “Prefer not to say”. It is randomized like any "
+            "answer, so no report shows who refused; the results give the share who did and "
+            "the shares among those who answered."
+        ),
+    )
+    optional = models.BooleanField(
+        _("optional"),
+        default=False,
+        help_text=_(
+            "Respondents may leave it unanswered. A skipped question is randomized as “No "
+            "answer”, so no report shows who skipped it."
+        ),
+    )
+    asked_if = models.ForeignKey(
+        "self",
+        verbose_name=_("asked only if"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="follow_ups",
+    )
+    asked_if_answer = models.PositiveSmallIntegerField(null=True, blank=True)
+    """With ``asked_if``: the index of the answer to that question under which this one is
+    shown; everyone else reports it as "Not asked" (randomized like any answer)."""
     # The mechanism's full specification, frozen when the survey opens. Reports were
     # randomized with exactly these parameters, so they can never change afterwards.
     spec = models.JSONField(null=True, blank=True, editable=False)
@@ -307,6 +338,9 @@ class Question(models.Model):
                     % {"limit": epsilon_text(limit)}
                 }
             )
+        problems = self.condition_problems()
+        if problems:
+            raise ValidationError(problems)
         total = total_epsilon(self.survey.questions.exclude(pk=self.pk)) + self.epsilon
         if total > policy.max_survey_epsilon + 1e-9:
             raise ValidationError(
@@ -335,11 +369,78 @@ class Question(models.Model):
             return [c.label for c in self.choices.all()]
         return self.question_kind.answers_in("en")
 
+    @property
+    def declinable(self) -> bool:
+        """Whether a respondent may give no answer: "Prefer not to say", or skipping it."""
+        return self.offers_refusal or self.optional
+
+    @property
+    def conditional(self) -> bool:
+        """Whether it is shown only to respondents who gave one answer to an earlier question."""
+        return self.asked_if_id is not None and self.asked_if_answer is not None
+
+    def extra_answers(self) -> list[Promise]:
+        """The answers it has besides its own, after them: "No answer" (a refusal or a skip)
+        if respondents may decline it, then "Not asked" if it is conditional. Each is
+        randomized like any answer, so no report tells them apart from one."""
+        return [NO_ANSWER] * self.declinable + [NOT_ASKED] * self.conditional
+
+    def extra_index(self, answer: Promise) -> int | None:
+        """The index among ``all_labels`` of the extra answer ``answer`` (``NO_ANSWER`` or
+        ``NOT_ASKED``), or None where it has not that one."""
+        extras = self.extra_answers()
+        return len(self.labels()) + extras.index(answer) if answer in extras else None
+
+    def all_labels(self) -> list[str]:
+        """Every answer its reports randomize over, in English: its own (``labels``), then
+        its extra ones. Results, breakdowns and exports are over these."""
+        with translation.override("en"):
+            return self.labels() + [str(label) for label in self.extra_answers()]
+
+    def condition_problems(self) -> dict[str, str]:
+        """What is wrong with its extra answers, by field (none when it has none)."""
+        if not self.question_kind.extras and (self.declinable or self.asked_if_id):
+            return {"offers_refusal": gettext(
+                "%(kind)s questions cannot offer “Prefer not to say”, be optional or be "
+                "conditional."
+            ) % {"kind": self.question_kind.label}}
+        if self.asked_if_id is None:
+            return {}
+        condition = self.asked_if
+        problem = condition_problem(condition, self)
+        if problem:
+            return {"asked_if": problem}
+        if self.asked_if_answer is None or self.asked_if_answer >= len(condition.labels()):
+            return {"asked_if": gettext("Choose the answer under which it is asked.")}
+        return {}
+
     def mechanism(self) -> ldp.Mechanism:
         """The frozen mechanism once the survey is open; the one it would get while a draft."""
         if self.spec is not None:
             return ldp.from_spec(self.spec)
-        return build_mechanism(self.kind, self.epsilon, len(self.labels()), self.mechanism_override)
+        return build_mechanism(
+            self.kind, self.epsilon, len(self.all_labels()), self.mechanism_override
+        )
+
+
+def condition_problem(condition: Question, question: Question) -> str | None:
+    """Why ``question`` cannot be asked only after an answer to ``condition``, or None: the
+    condition must be an earlier question of the same survey with one answer per
+    respondent, itself asked of everyone."""
+    if condition.survey_id != question.survey_id or condition.pk == question.pk:
+        return gettext("A question can depend only on another question of its survey.")
+    if not condition.question_kind.groups:
+        return gettext("A question can depend only on a question with one answer per respondent.")
+    if condition.conditional:
+        return gettext(
+            "“%(text)s” is itself conditional: a question can depend only on one asked of "
+            "everyone."
+        ) % {"text": condition.text}
+    if (condition.order, condition.pk) >= (question.order, question.pk or math.inf):
+        return gettext(
+            "“%(text)s” must come after “%(condition)s”, the question it depends on."
+        ) % {"text": question.text, "condition": condition.text}
+    return None
 
 
 FROZEN_MESSAGE = _(

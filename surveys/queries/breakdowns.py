@@ -178,13 +178,15 @@ def _computed(
         if isinstance(mechanism, ldp.SampledBoxes)
         else joint.breakdown(group.mechanism(), mechanism, counts)
     )
-    group_labels, answer_labels = group.labels(), question.labels()
+    group_labels, answer_labels = group.all_labels(), question.all_labels()
     if compare is None:  # the last group with the first: "Yes" with "No", oldest with youngest
         compare = (len(group_labels) - 1, 0)
     difference = found.difference(*compare)
     truth = _truth_within_groups(group, question)
     association = found.association
-    means = scores.group_means(found, counts) if question.question_kind.scored else None
+    # A mean score is over a scale's points: none where the question has extra answers.
+    scored = question.question_kind.scored and not question.extra_answers()
+    means = scores.group_means(found, counts) if scored else None
     return {
         "survey": {"id": survey.pk, "title": survey.title, "status": survey.status},
         "n": counts.n,
@@ -274,7 +276,7 @@ def _describe(question: Question, position: int) -> BreakdownQuestion:
         "id": question.pk,
         "position": position,
         "text": question.text,
-        "labels": question.labels(),
+        "labels": question.all_labels(),
         "epsilon": mechanism.epsilon,
         "mechanism_label": mechanism.label,
     }
@@ -297,7 +299,8 @@ def _truth_within_groups(group: Question, question: Question) -> np.ndarray | No
     if given and given["question"] == group.pk:
         return np.asarray(given["shares"], dtype=float)
     if group.simulated_given is None and given is None:  # drawn independently
-        return np.tile(np.asarray(question.simulated_truth, dtype=float), (len(group.labels()), 1))
+        groups = len(group.all_labels())
+        return np.tile(np.asarray(question.simulated_truth, dtype=float), (groups, 1))
     reverse = group.simulated_given
     if reverse and reverse["question"] == question.pk and given is None:  # Bayes' rule
         both = np.asarray(reverse["shares"], dtype=float).T * question.simulated_truth

@@ -18,6 +18,7 @@ class Methods(TypedDict):
     estimate: Method
     interval: Method
     mean_score: Method
+    among: Method
 
 
 class Wordings(TypedDict):
@@ -63,6 +64,20 @@ class QuestionMeanScore(MeanScore):
     std_error: float | None
 
 
+class AmongCategory(TypedDict):
+    index: int
+    label: str
+    estimate: float | None
+    ci_low: float
+    ci_high: float
+
+
+class Among(TypedDict):
+    among: str  # "answered" (some may refuse or skip), or "asked" (a conditional question)
+    answered: float | None  # the share of respondents who gave one of its own answers
+    categories: list[AmongCategory]
+
+
 class Anchor(TypedDict):
     answer: str
     known: float
@@ -93,6 +108,8 @@ class QuestionResults(TypedDict):
     mean_score: QuestionMeanScore | None  # rating scales only (points 1..k)
     anchor: Anchor | None  # validation anchors only (a known true share)
     mean_count: QuestionMeanScore | None  # check-all questions only: options ticked, 0..k
+    extra_answers: int  # its last answers that are not its own: "No answer", "Not asked"
+    among: Among | None  # with extra answers: its own answers' shares among those who gave one
 
 
 class SurveyResults(TypedDict):
@@ -204,6 +221,8 @@ class QuestionMetadata(TypedDict):
     help_text: str
     kind: str
     labels: list[str]
+    extra_answers: int  # its last labels that are not its own answers: "No answer", "Not asked"
+    asked_if: dict[str, int] | None  # a conditional question: {"position", "answer" (index)}
     columns: list[str]
     encoding: str
     epsilon: float

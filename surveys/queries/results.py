@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,7 +22,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from surveys import ldp
-from surveys.ldp import anchors, scores
+from surveys.ldp import among, anchors, scores
 from surveys.models import STUDY_TEXTS, Question, Survey, Tally, total_epsilon
 from surveys.queries import revisions
 from surveys.queries.contracts import Metadata, QuestionResults, SurveyResults
@@ -43,10 +44,11 @@ METHODS = {
     "mean_score": {
         "name": scores.MEAN_INTERVAL_METHOD, "description": scores.MEAN_INTERVAL_DESCRIPTION
     },
+    "among": {"name": among.AMONG_METHOD, "description": among.AMONG_DESCRIPTION},
 }
 """How the headline estimates and their intervals are made, for the pages and the JSON."""
 
-RESULTS_VERSION = 8
+RESULTS_VERSION = 9
 """Part of every snapshot, so that results (and result cards) cached by a version of the
 site that computed or showed other fields are never served: bump it when they change."""
 
@@ -204,9 +206,18 @@ def question_results(
     ``mean_count``, for a check-all question: the mean number of options a respondent ticks
     with its 95% interval (``ldp.SampledBoxes.mean_count``), None for other kinds and
     without reports.
+
+    ``extra_answers``: how many of the last categories are not the question's own answers
+    ("No answer" for a refusal or a skip, "Not asked" for a conditional question not shown;
+    ``Question.extra_answers``). With any, ``among`` gives its own answers' shares among the
+    respondents who gave one (``among``: "answered"; "asked" for a conditional question
+    nobody may decline) with 95% intervals (``METHODS["among"]``), and ``answered`` their
+    share; a rating scale's ``mean_score`` is then the mean among them. Without reports
+    every estimate is None and every interval [0, 1].
     """
     mechanism = question.mechanism()
-    labels = question.labels()
+    labels = question.all_labels()
+    own = len(question.labels())
     needed = respondents_needed(mechanism, TARGET_MARGIN)
     margin = mechanism.margin_of_error(n) if n else None
     result: QuestionResults = {
@@ -229,10 +240,18 @@ def question_results(
         "mean_score": None,
         "anchor": None,
         "mean_count": None,
+        "extra_answers": len(labels) - own,
+        "among": None,
     }
-    if question.question_kind.scored:
-        found = scores.mean_score(mechanism, counts or [0] * mechanism.k, n if counts else 0)
-        result["mean_score"] = found.to_dict()  # type: ignore[typeddict-item]
+    scored = question.question_kind.scored
+    reported = (counts, n) if counts else ([0] * mechanism.k, 0)
+    if own < len(labels):
+        found_among = among.among_answered(mechanism, *reported, own, scored=scored)
+        result["among"] = _among(question, labels, found_among)
+        if scored:
+            result["mean_score"] = found_among.mean_score.to_dict()  # type: ignore[union-attr,typeddict-item]
+    elif scored:
+        result["mean_score"] = scores.mean_score(mechanism, *reported).to_dict()  # type: ignore[typeddict-item]
     if counts is None or n == 0:
         result["anchor"] = _anchor(question, mechanism)
         return result
@@ -266,6 +285,28 @@ def question_results(
     result["small_sample"] = bool(estimate.small_sample.any())
     result["warning"] = result["small_sample"] or result["large_margin"]
     return result
+
+
+def _among(question: Question, labels: list[str], found: among.Among) -> Any:
+    """``contracts.Among`` from the core's figures."""
+
+    def number(x: float) -> float | None:
+        return float(x) if math.isfinite(x) else None
+
+    return {
+        "among": "asked" if not question.declinable else "answered",
+        "answered": number(found.answered),
+        "categories": [
+            {
+                "index": c,
+                "label": labels[c],
+                "estimate": number(found.estimate[c]),
+                "ci_low": float(found.ci_low[c]),
+                "ci_high": float(found.ci_high[c]),
+            }
+            for c in range(len(found.estimate))
+        ],
+    }
 
 
 def _anchor(
@@ -310,6 +351,7 @@ def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
     methods = [results["methods"]["estimate"]["name"], results["methods"]["interval"]["name"]]
     for question in results["questions"]:
         mean = question["mean_score"]
+        points = len(question["labels"]) - question["extra_answers"]  # extras have no score
         for category in question["categories"] or []:
             yield [
                 question["position"], question["text"], category["index"], category["label"],
@@ -317,7 +359,7 @@ def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
                 question["mechanism"]["mechanism"], question["mechanism"]["epsilon"],
                 *(category[key] for key in ADDED_CATEGORY_COLUMNS), *methods,
                 *(
-                    ["", "", "", ""] if mean is None
+                    ["", "", "", ""] if mean is None or category["index"] >= points
                     else [category["index"] + 1, mean["estimate"], mean["ci_low"], mean["ci_high"]]
                 ),
             ]
@@ -388,6 +430,7 @@ def export_metadata(survey: Survey) -> Metadata:
         if language != survey.language
     }
     described = []
+    positions = {question.pk: position for position, question in enumerate(questions, start=1)}
     for position, question in enumerate(questions, start=1):
         mechanism = question.mechanism()
         described.append({
@@ -395,7 +438,12 @@ def export_metadata(survey: Survey) -> Metadata:
             "text": question.text,
             "help_text": question.help_text,
             "kind": question.kind,
-            "labels": question.labels(),
+            "labels": question.all_labels(),
+            "extra_answers": len(question.extra_answers()),
+            "asked_if": (
+                {"position": positions[question.asked_if_id], "answer": question.asked_if_answer}
+                if question.conditional else None
+            ),
             "columns": report_columns(question, position),
             "encoding": mechanism.encoding,
             "epsilon": mechanism.epsilon,
@@ -404,7 +452,8 @@ def export_metadata(survey: Survey) -> Metadata:
             "reading": READING[mechanism.encoding],
             **other_tools(mechanism, report_columns(question, position)[0]),
             "scores": (
-                list(range(1, mechanism.k + 1)) if question.question_kind.scored else None
+                list(range(1, len(question.labels()) + 1))
+                if question.question_kind.scored else None
             ),
             "translations": {
                 language: {

@@ -116,6 +116,9 @@ def readiness_problems(survey: Survey) -> list[str]:
         problems.append(gettext("Add at least one question."))
     for question in questions:
         problems += question.question_kind.readiness_problems(question.text, question.labels())
+        problems += [
+            f"“{question.text}”: {problem}" for problem in question.condition_problems().values()
+        ]
     policy = PrivacyPolicy.current()
     total = total_epsilon(questions)
     if total > policy.max_survey_epsilon + 1e-9:

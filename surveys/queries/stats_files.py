@@ -102,7 +102,7 @@ def labelled_reports(survey: Survey) -> LabelledReports:
     ]
     for position, question in enumerate(survey.ordered_questions(), start=1):
         columns = report_columns(question, position)
-        answers = question.labels()
+        answers = question.all_labels()
         brief = _brief(question)
         document.append(f"{', '.join(columns)}: {question.text} [{_randomization(question)}]")
         if question.mechanism().encoding == "sampled":

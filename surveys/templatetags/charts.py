@@ -231,7 +231,9 @@ def result_cards(data: dict[str, Any], survey: Survey) -> list[dict[str, Any]]:
     ``margin`` of error and the answers whose figures rest on too little information
     (``small_sample_answers``) in words, the template of its kind's ``headline``, its ``chart``
     (``chart``), its ``breakdown_form``
-    and one row per answer with every figure of its tables as text (``_table_row``)."""
+    and one row per answer with every figure of its tables as text (``_table_row``); for a
+    question with extra answers, ``among_rows``: its own answers' shares among those who gave
+    one, as text."""
     forms = breakdown_forms(data, survey) if len(data["questions"]) > 1 else {}
     cards = []
     for question in data["questions"]:
@@ -249,6 +251,11 @@ def result_cards(data: dict[str, Any], survey: Survey) -> list[dict[str, Any]]:
                 "chart": chart(question),
                 "breakdown_form": forms.get(question["id"], ""),
                 "rows": [_table_row(category) for category in question["categories"]],
+                "among_rows": [
+                    {"label": category["label"], "estimate": percent(category["estimate"]),
+                     "interval": percent_range(category["ci_low"], category["ci_high"])}
+                    for category in (question["among"] or {}).get("categories", [])
+                ],
             }
         cards.append(card)
     return cards

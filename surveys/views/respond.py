@@ -52,6 +52,7 @@ from surveys.helpers.privacy_words import (
 )
 from surveys.helpers.ratelimit import is_limited
 from surveys.helpers.times import respondent_time
+from surveys.kinds.answers import NO_ANSWER, NOT_ASKED
 from surveys.models import STUDY_TEXTS, Invitation, Survey
 from surveys.queries import schedule
 from surveys.queries.wording import wording
@@ -184,7 +185,9 @@ def respond_context(
         mechanism = question.mechanism()
         texts = words["questions"][question.pk]
         labels, label_langs = texts["labels"], texts["label_langs"]
-        shared = {"id": question.pk, "text": texts["text"], "labels": labels}
+        # Its extra answers, each one more answer of its mechanism (``Question.extra_answers``).
+        declined, not_asked = question.extra_index(NO_ANSWER), question.extra_index(NOT_ASKED)
+        shared = {"id": question.pk, "text": texts["text"]}
         questions.append(
             shared
             | {
@@ -192,6 +195,9 @@ def respond_context(
                 "help_text": texts["help_text"],
                 "help_text_lang": texts["help_text_lang"],
                 "options": list(zip(labels, label_langs, strict=True)),
+                "refusal": declined if question.offers_refusal else None,
+                "optional": question.optional,
+                "asked_if": question.asked_if_id if question.conditional else None,
                 "note": describe_protection(mechanism),
                 "answer_control": question.question_kind.answer_control,
                 "answer_template": question.question_kind.answer_template,
@@ -199,7 +205,19 @@ def respond_context(
             }
         )
         browser_questions.append(
-            shared | {"encoding": mechanism.encoding, "k": mechanism.k, "spec": mechanism.spec()}
+            shared | {
+                "labels": labels + [str(answer) for answer in question.extra_answers()],
+                "encoding": mechanism.encoding,
+                "k": mechanism.k,
+                "spec": mechanism.spec(),
+                "optional": question.optional,
+                "declined": declined,
+                "notAsked": not_asked,
+                "askedIf": (
+                    {"question": question.asked_if_id, "answer": question.asked_if_answer}
+                    if question.conditional else None
+                ),
+            }
         )
     return {
         "survey": survey,

@@ -9,6 +9,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from surveys.actions.simulate import DEMO_TITLE, DEMO_TRUTH, load_demo_responses, simulate_responses
+from surveys.actions.surveys import open_survey
 from surveys.models import PrivacyPolicy, Submission, Survey, total_epsilon
 from surveys.queries.access import RESEARCHERS_GROUP
 from tests.helpers import recount, stored_reports
@@ -56,8 +57,9 @@ def test_it_shows_the_truth_only_on_the_demo(client, demo, make_survey):
     assert "Demo survey." in page and "True share (demo)" in page
     # Same owner, questions and simulated answers, but no stored truth: nothing to show.
     year, yes_no = demo.ordered_questions()[:2]
-    lookalike = make_survey(demo.owner, status="open", labels=tuple(year.labels()),
-                            title="Other")
+    lookalike = make_survey(demo.owner, labels=tuple(year.labels()), title="Other")
+    lookalike.questions.filter(kind="yesno").update(offers_refusal=True)  # as the demo's
+    open_survey(lookalike)
     simulate_responses(lookalike, 50, {new.pk: old.simulated_truth for new, old in zip(
         lookalike.ordered_questions(), (yes_no, year), strict=True)}, seed=1)
     page = client.get(reverse("survey-results", args=[lookalike.pk])).content.decode()
@@ -123,8 +125,8 @@ def test_it_refuses_a_survey_that_is_not_open(researcher, make_survey):
 
 def test_the_demo_truths_agree_with_one_another(demo):
     """Each question drawn within the groups of another has, as its own truth, the mixture of
-    its groups' distributions; nobody who did not use cannabis in the past year uses it in a
-    typical month now, so "Never" is at least the share of non-users in every year."""
+    its groups' distributions; the frequency is asked exactly of those who used cannabis in
+    the past year (everyone else is "Not asked"), and "Cannabis" ticked exactly by them."""
     year, use, frequency, substances, anchor = demo.ordered_questions()
     assert use.simulated_given["question"] == year.pk
     assert frequency.simulated_given["question"] == use.pk == substances.simulated_given[
@@ -132,11 +134,11 @@ def test_the_demo_truths_agree_with_one_another(demo):
     for question, groups in ((use, year), (frequency, use), (substances, use)):
         within = np.array(question.simulated_given["shares"])
         assert np.allclose(np.array(groups.simulated_truth) @ within, question.simulated_truth)
-    never_given_use = np.array(frequency.simulated_given["shares"])[:, 0]
-    for non_users in np.array(use.simulated_given["shares"])[:, 0]:
-        assert non_users * never_given_use[0] + (1 - non_users) * never_given_use[1] >= non_users
+    assert (frequency.asked_if, frequency.asked_if_answer) == (use, use.labels().index("Yes"))
+    not_asked = frequency.all_labels().index("Not asked")
+    assert [row[not_asked] for row in frequency.simulated_given["shares"]] == [1.0, 0.0, 1.0]
     cannabis = substances.labels().index("Cannabis")
-    assert [row[cannabis] for row in substances.simulated_given["shares"]] == [0.0, 1.0]
+    assert [row[cannabis] for row in substances.simulated_given["shares"]] == [0.0, 1.0, 0.5]
     assert anchor.known_share == 0.0 and anchor.simulated_truth == [1.0, 0.0]
 
 

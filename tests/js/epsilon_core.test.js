@@ -109,9 +109,9 @@ test("it says when the survey's total would be above the site's limit", () => {
 });
 
 const FACTS = { // as QuestionKind.form_facts gives them
-  yesno: { fixed_answers: 2, typed: false, scale: false, groups: true, anchor: true, method_choice: false },
-  categorical: { fixed_answers: 0, typed: true, scale: false, groups: true, anchor: false, method_choice: true },
-  rating: { fixed_answers: 0, typed: false, scale: true, groups: true, anchor: false, method_choice: true },
+  yesno: { fixed_answers: 2, typed: false, scale: false, groups: true, anchor: true, method_choice: false, extras: true },
+  categorical: { fixed_answers: 0, typed: true, scale: false, groups: true, anchor: false, method_choice: true, extras: true },
+  rating: { fixed_answers: 0, typed: false, scale: true, groups: true, anchor: false, method_choice: true, extras: true },
 };
 
 test("it asks the server about a grouping question only when the box is ticked", () => {
@@ -131,4 +131,14 @@ test("it asks the server about a grouping question only when the box is ticked",
   assert.equal(added.get("question"), "");
   const rating = explainQuery({ epsilon: "1", kind: "rating", facts: FACTS.rating, choices: "A\nB", scalePoints: "7" });
   assert.equal(rating.get("k"), "7");
+});
+
+test("extra answers, where the kind takes them, count among the answers randomized", () => {
+  const count = (kind, extras, more = {}) =>
+    explainQuery({ epsilon: "1", kind, facts: FACTS[kind], extras, ...more }).get("k");
+  assert.equal(count("yesno", 1), "3"); // "Prefer not to say"
+  assert.equal(count("yesno", 2), "4"); // and "Not asked"
+  assert.equal(count("rating", 2, { scalePoints: "5" }), "7");
+  assert.equal(count("categorical", 1, { choices: "A\nB\nC" }), "4");
+  assert.equal(explainQuery({ epsilon: "1", kind: "checkall", facts: { typed: true }, choices: "A\nB", extras: 2 }).get("k"), "2");
 });

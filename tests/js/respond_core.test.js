@@ -8,7 +8,9 @@ import {
   describeReport,
   drawReports,
   failureMessage,
+  finalAnswers,
   forgetTrueAnswers,
+  isAsked,
   isValidReport,
   loadRecord,
   memoryStorage,
@@ -217,6 +219,47 @@ test("a check-all question is answered even with no box ticked, and read back in
 test("unanswered questions are listed in order", () => {
   assert.deepEqual(unanswered(questions, { 12: 0 }).map((q) => q.id), [11, 13]);
   assert.deepEqual(unanswered(questions, { 11: 0, 12: 0, 13: 0 }), []);
+});
+
+// A yes/no question offering "Prefer not to say" (answer 2, "No answer"), and a follow-up of
+// three answers asked only of those who answer "Yes" (1) to it, optional: 3 is "No answer",
+// 4 "Not asked". Both are randomized like multiple choice over all their answers.
+const refusable = {
+  ...grr, id: 21, labels: ["No", "Yes", "No answer"], optional: false, declined: 2, notAsked: null, askedIf: null,
+};
+const followUp = {
+  id: 22, text: "How often?", labels: ["Once", "Sometimes", "Often", "No answer", "Not asked"],
+  encoding: "index", k: 5, optional: true, declined: 3, notAsked: 4, askedIf: { question: 21, answer: 1 },
+  spec: { mechanism: "grr", encoding: "index", k: 5, epsilon: 1, p: 0.40460967519168967, q: 0.14884758120207758 },
+};
+
+test("a conditional question is asked only under its condition's answer", () => {
+  assert.equal(isAsked(refusable, {}), true);
+  assert.equal(isAsked(followUp, {}), false);
+  assert.equal(isAsked(followUp, { 21: 0 }), false);
+  assert.equal(isAsked(followUp, { 21: 2 }), false); // refused the condition
+  assert.equal(isAsked(followUp, { 21: 1 }), true);
+});
+
+test("optional questions and questions not shown need no answer", () => {
+  assert.deepEqual(unanswered([refusable, followUp], {}).map((q) => q.id), [21]);
+  assert.deepEqual(unanswered([refusable, followUp], { 21: 1 }), []); // optional
+  assert.deepEqual(unanswered([refusable, { ...followUp, optional: false }], { 21: 1 }).map((q) => q.id), [22]);
+  assert.deepEqual(unanswered([refusable, { ...followUp, optional: false }], { 21: 0 }), []);
+});
+
+test("refusals, skips and questions not shown are randomized as one more answer", () => {
+  const both = [refusable, followUp];
+  assert.deepEqual(finalAnswers(both, { 21: 1, 22: 2 }), { 21: 1, 22: 2 });
+  assert.deepEqual(finalAnswers(both, { 21: 1 }), { 21: 1, 22: 3 }); // skipped
+  assert.deepEqual(finalAnswers(both, { 21: 0, 22: 2 }), { 21: 0, 22: 4 }); // hidden again
+  assert.deepEqual(finalAnswers(both, { 21: 2 }), { 21: 2, 22: 4 }); // refused, not asked
+  // Whatever was shown, skipped or refused, the reports have one shape: one index in [0, k).
+  for (const given of [{ 21: 1, 22: 0 }, { 21: 1 }, { 21: 0 }, { 21: 2 }]) {
+    const reports = drawReports(both, finalAnswers(both, given), randomize);
+    assert.deepEqual(Object.keys(reports), ["21", "22"]);
+    for (const question of both) assert.ok(isValidReport(question, reports[question.id]));
+  }
 });
 
 test("reports read back in words", () => {

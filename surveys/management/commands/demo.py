@@ -93,6 +93,7 @@ class Command(BaseCommand):
             epsilon=EPSILONS[1],
             text="Have you used cannabis in the past 12 months?",
             used_for_breakdowns=True,
+            offers_refusal=True,
             simulated_truth=list(DEMO_TRUTH[1]),
             simulated_given={"question": year.pk, "shares": [list(s) for s in DEMO_USE_BY_YEAR]},
         )
@@ -103,6 +104,8 @@ class Command(BaseCommand):
             epsilon=EPSILONS[2],
             text="How often do you use cannabis?",
             help_text="Think of a typical month this year.",
+            asked_if=use,
+            asked_if_answer=1,  # "Yes"
             simulated_truth=list(DEMO_TRUTH[2]),
             simulated_given={
                 "question": use.pk, "shares": [list(s) for s in DEMO_FREQUENCY_BY_USE]
