@@ -25,6 +25,7 @@ from surveys.queries.access import is_researcher
 
 FROZEN_QUESTION_FIELDS = [
     "order", "text", "help_text", "kind", "used_for_breakdowns", "epsilon", "mechanism_override",
+    "offers_refusal", "optional",
 ]
 
 
@@ -165,6 +166,7 @@ class QuestionAdmin(admin.ModelAdmin):
     list_filter = ["kind", "survey__status"]
     search_fields = ["text", "survey__title"]
     readonly_fields = ["frozen_spec"]
+    raw_id_fields = ["asked_if"]  # a question of the same survey (Question.clean checks)
     inlines = [ChoiceInline]
 
     @admin.display(description="Mechanism")

@@ -379,6 +379,14 @@ class Question(models.Model):
         """Whether it is shown only to respondents who gave one answer to an earlier question."""
         return self.asked_if_id is not None and self.asked_if_answer is not None
 
+    @property
+    def asked_if_label(self) -> str | None:
+        """The answer to ``asked_if`` under which it is asked (None if not conditional)."""
+        if not self.conditional:
+            return None
+        labels = self.asked_if.labels()
+        return labels[self.asked_if_answer] if self.asked_if_answer < len(labels) else None
+
     def extra_answers(self) -> list[Promise]:
         """The answers it has besides its own, after them: "No answer" (a refusal or a skip)
         if respondents may decline it, then "Not asked" if it is conditional. Each is

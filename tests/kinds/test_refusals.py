@@ -4,6 +4,7 @@ answered (surveys/ldp/among.py), through the site."""
 
 import numpy as np
 import pytest
+from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from surveys import ldp
@@ -50,6 +51,10 @@ def test_a_refusal_and_a_condition_are_each_one_more_answer_of_the_mechanism(cli
     assert often.mechanism().k == 7
     html = client.get(reverse("question-edit", args=[often.pk])).content.decode()
     assert f'value="{use.pk}:1" selected' in html
+    survey_page = client.get(survey.get_absolute_url()).content.decode()
+    assert "Asked only if “Have you used cannabis in the past year?” is answered “Yes”." in (
+        survey_page)
+    assert "Offers “Prefer not to say”." in survey_page and "Optional." in survey_page
 
 
 @pytest.mark.parametrize("fields,field_error", [
@@ -182,3 +187,15 @@ def test_a_condition_on_a_deleted_question_is_dropped(researcher):
     use.delete()
     often.refresh_from_db()
     assert not often.conditional and often.all_labels() == ["A", "B"]
+
+
+def test_a_condition_from_another_survey_is_refused_by_the_model(researcher):
+    """The admin edits questions through the model's checks: a condition must be in the
+    question's own survey."""
+    one, other = (Survey.objects.create(owner=researcher, title=t) for t in ("One", "Other"))
+    elsewhere = Question.objects.create(survey=other, order=1, text="Use?", kind="yesno",
+                                        epsilon=1)
+    question = Question(survey=one, order=1, text="How often?", kind="yesno", epsilon=1,
+                        asked_if=elsewhere, asked_if_answer=1)
+    with pytest.raises(ValidationError, match="another question of its survey"):
+        question.full_clean()
