@@ -143,7 +143,7 @@ def breakdown_results(
     """What the breakdown of ``question`` by ``group`` shows, as JSON-ready data (shares are
     proportions in [0, 1]; NaN becomes None): per group its estimated size and share of
     respondents and the share of each answer within it, each with its 95% interval; the
-    difference between the groups ``compare`` (default: the last and the first) with intervals; the
+    difference between the groups ``compare`` (default: ``largest_groups``) with intervals; the
     association test. Both questions belong to the opened ``survey`` and differ.
 
     Like the dashboard's, the results are cached under the survey's results snapshot for
@@ -179,8 +179,8 @@ def _computed(
         else joint.breakdown(group.mechanism(), mechanism, counts)
     )
     group_labels, answer_labels = group.all_labels(), question.all_labels()
-    if compare is None:  # the last group with the first: "Yes" with "No", oldest with youngest
-        compare = (len(group_labels) - 1, 0)
+    if compare is None:
+        compare = largest_groups(found.group_share)
     difference = found.difference(*compare)
     truth = _truth_within_groups(group, question)
     association = found.association
@@ -268,6 +268,13 @@ def association_summary(p_value: float) -> str:
         f"No evidence that the answers differ between the groups ({shown}). That is not "
         "proof that they are the same: with more responses a difference may show."
     )
+
+
+def largest_groups(group_share: np.ndarray) -> tuple[int, int]:
+    """The two groups estimated largest, the later answer first ("Yes" minus "No"): a
+    comparison that has respondents on both sides (groups unknown yet count as empty)."""
+    first, second = sorted(np.argsort(-np.nan_to_num(group_share, nan=-1.0), kind="stable")[:2])
+    return int(second), int(first)
 
 
 def _describe(question: Question, position: int) -> BreakdownQuestion:

@@ -14,7 +14,7 @@ from django.urls import reverse
 from surveys.actions.simulate import simulate_responses
 from surveys.ldp import joint
 from surveys.models import PairTally, Submission, Survey
-from surveys.queries.breakdowns import pair_counts
+from surveys.queries.breakdowns import largest_groups, pair_counts
 from tests.helpers import sign_in
 
 # Cheating (yes/no) within each of three answers to "How often?": a real difference.
@@ -101,7 +101,8 @@ def test_the_page_shows_groups_difference_and_test(client, survey):
     assert response.status_code == 200
     assert "Evidence that the answers differ between the groups" in page
     assert page.count('role="img"') == 3  # one chart per group
-    assert "“Often” compared with “Never”" in page  # by default, the last with the first
+    # By default the two largest groups (50% and 30%), the later answer first.
+    assert "“Once” compared with “Never”" in page
     dashboard = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
     assert f'action="{reverse("question-breakdown", args=[survey.pk, yes_no.pk])}"' in dashboard
     assert f'<option value="{groups.pk}">' in dashboard
@@ -223,3 +224,13 @@ def test_a_breakdown_with_next_to_no_responses_says_so(client, researcher, make_
     if responses:
         assert all(group["small"] for group in data["groups"])
         assert "Too few responses in this group yet" in page
+
+
+@pytest.mark.parametrize("shares,expected", [
+    ([0.5, 0.3, 0.2], (1, 0)),
+    ([0.2, 0.3, 0.5], (2, 1)),
+    ([0.45, 0.0, 0.55], (2, 0)),  # an empty group is never compared by default
+    ([float("nan")] * 3, (1, 0)),  # nothing known yet: the first two
+])
+def test_by_default_the_two_largest_groups_are_compared(shares, expected):
+    assert largest_groups(np.array(shares)) == expected
