@@ -10,8 +10,8 @@ import {
   marginLines,
   meanScoreText,
   oddsText,
-  percent,
   planText,
+  truthText,
 } from "./epsilon_core.js";
 import { gettext, interpolate } from "./i18n.js";
 
@@ -65,22 +65,7 @@ function respondentsSection(sentences) {
 }
 
 function show(data) {
-  const probability = percent(data.truth_probability);
-  const truth =
-    data.encoding === "sampled"
-      ? interpolate(
-          gettext("Each respondent's browser picks one option at random and sends only its box, kept as the respondent set it with probability %(probability)s, flipped otherwise; each option's share rests on about one report in k."),
-          { probability },
-        )
-      : data.encoding === "unary"
-      ? interpolate(
-          gettext("Each choice is a separate box; the box of the true answer is ticked with probability %(probability)s, the others are ticked at random."),
-          { probability },
-        )
-      : interpolate(
-          gettext("We receive the respondent's true answer with probability %(probability)s; otherwise a random one."),
-          { probability },
-        );
+  const truth = truthText(data);
   const odds = interpolate(
     gettext("Any answer we receive is at most %(odds)s times more likely from someone with one true answer than from someone with another (odds ratio e^ε)."),
     { odds: oddsText(data.odds) },

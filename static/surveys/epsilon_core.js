@@ -171,5 +171,28 @@ export function budgetText(budget, epsilon) {
   return { text, over };
 }
 
+// A probability as a percentage with as many decimals as it takes (one at least) never to
+// read 100% or 0% when it is not: "73.1%", "99.999%".
+export function probabilityText(p) {
+  for (let digits = 1; digits <= 12; digits++) {
+    const shown = Number((100 * p).toFixed(digits));
+    if ((shown < 100 || p >= 1) && (shown > 0 || p <= 0)) return `${(100 * p).toFixed(digits)}%`;
+  }
+  return `${100 * p}%`;
+}
+
+// What the authoring panel says the randomization does with one true answer, for the
+// mechanism's report format (`encoding`) and its probability of keeping the truth.
+export function truthText({ encoding, truth_probability: p }) {
+  const probability = probabilityText(p);
+  const sentences = {
+    sampled: gettext("Each respondent's browser picks one option at random and sends only its box, kept as the respondent set it with probability %(probability)s, flipped otherwise; each option's share rests on about one report in k."),
+    unary: gettext("Each choice is a separate box; the box of the true answer is ticked with probability %(probability)s, the others are ticked at random."),
+    bit: gettext("We receive the respondent's true answer with probability %(probability)s; otherwise the opposite answer."),
+    index: gettext("We receive the respondent's true answer with probability %(probability)s; otherwise one of the other answers, picked at random."),
+  };
+  return interpolate(sentences[encoding] ?? sentences.index, { probability });
+}
+
 // The odds ratio e^ε, as the panel writes it: "2.72", "55", "1,097".
 export const oddsText = (odds) => (odds < 10 ? odds.toFixed(2) : count(Math.round(odds)));

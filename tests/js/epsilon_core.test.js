@@ -17,6 +17,8 @@ import {
   planText,
   points,
   respondents,
+  probabilityText,
+  truthText,
 } from "../../static/surveys/epsilon_core.js";
 
 const base = {
@@ -141,4 +143,20 @@ test("extra answers, where the kind takes them, count among the answers randomiz
   assert.equal(count("rating", 2, { scalePoints: "5" }), "7");
   assert.equal(count("categorical", 1, { choices: "A\nB\nC" }), "4");
   assert.equal(explainQuery({ epsilon: "1", kind: "checkall", facts: { typed: true }, choices: "A\nB", extras: 2 }).get("k"), "2");
+});
+
+test("a probability never reads 100% or 0% when it is not", () => {
+  assert.equal(probabilityText(0.7310585786300049), "73.1%");
+  assert.equal(probabilityText(1 / (1 + Math.exp(-12))), "99.999%"); // yes/no at epsilon 12
+  assert.equal(probabilityText(1 - 1e-9), "99.9999999%");
+  assert.equal(probabilityText(0.00004), "0.004%");
+  assert.equal(probabilityText(1), "100.0%");
+});
+
+test("the panel says what happens to a true answer in each report format", () => {
+  assert.equal(truthText({ encoding: "bit", truth_probability: 0.7310585786300049 }),
+    "We receive the respondent's true answer with probability 73.1%; otherwise the opposite answer.");
+  assert.match(truthText({ encoding: "index", truth_probability: 0.5 }), /otherwise one of the other answers, picked at random\.$/);
+  assert.match(truthText({ encoding: "unary", truth_probability: 0.5 }), /^Each choice is a separate box/);
+  assert.match(truthText({ encoding: "sampled", truth_probability: 0.9 }), /picks one option at random/);
 });
