@@ -55,6 +55,10 @@ def test_a_refusal_and_a_condition_are_each_one_more_answer_of_the_mechanism(cli
     assert "Asked only if “Have you used cannabis in the past year?” is answered “Yes”." in (
         survey_page)
     assert "Offers “Prefer not to say”." in survey_page and "Optional." in survey_page
+    assert "Grouping question" not in survey_page
+    Question.objects.filter(pk=use.pk).update(used_for_breakdowns=True)
+    survey_page = client.get(survey.get_absolute_url()).content.decode()
+    assert survey_page.count("Grouping question</span>") == 1
 
 
 @pytest.mark.parametrize("fields,field_error", [
