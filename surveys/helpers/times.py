@@ -24,16 +24,21 @@ def researcher_time(value: datetime.datetime) -> str:
 
 
 def relative(value: datetime.datetime, now: datetime.datetime) -> str:
-    """"in 7 days", "3 hours ago": whole days, else hours, else minutes (rounded down)."""
+    """"in 7 days", "in 47 hours", "3 hours ago": rounded to the nearest minute below 90
+    minutes, hour below 48 hours, day beyond, so that 47 hours away never reads "1 day"."""
     seconds = abs((value - now).total_seconds())
-    if seconds >= 86400:
-        count = int(seconds // 86400)
+
+    def nearest(unit: int) -> int:
+        return int(seconds / unit + 0.5)
+
+    if seconds >= 48 * 3600:
+        count = nearest(86400)
         text = ngettext("%(count)d day", "%(count)d days", count) % {"count": count}
-    elif seconds >= 3600:
-        count = int(seconds // 3600)
+    elif seconds >= 90 * 60:
+        count = nearest(3600)
         text = ngettext("%(count)d hour", "%(count)d hours", count) % {"count": count}
     elif seconds >= 60:
-        count = int(seconds // 60)
+        count = nearest(60)
         text = ngettext("%(count)d minute", "%(count)d minutes", count) % {"count": count}
     else:
         text = _("less than a minute")

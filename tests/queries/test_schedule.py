@@ -14,7 +14,7 @@ from django.utils import timezone
 from surveys.actions import submissions
 from surveys.actions.submissions import SubmissionError, SurveyChanged, submission_create
 from surveys.actions.surveys import close_if_due
-from surveys.helpers.times import respondent_time
+from surveys.helpers.times import relative, respondent_time
 from surveys.models import Submission, Survey
 from surveys.queries import schedule
 from tests.helpers import assert_nothing_stored, questions, valid_reports
@@ -445,7 +445,7 @@ def test_the_summary_in_words():
         response_target=500, response_count=499,
     )
     assert schedule.summary(survey, now)["text"] == (
-        "Opens 24 Nov 2026 18:00 UTC (in 1 day) · Closes 30 Nov 2026 18:00 UTC (in 7 days)"
+        "Opens 24 Nov 2026 18:00 UTC (in 24 hours) · Closes 30 Nov 2026 18:00 UTC (in 7 days)"
         " · 499 of 500 responses (99%)"
     )
     assert schedule.summary(Survey(status="open"), now) is None
@@ -454,3 +454,18 @@ def test_the_summary_in_words():
         "Closed at its closing time, 23 Nov 2026 15:00 UTC (3 hours ago)"
     )
     assert schedule.summary(closed, now)["progress"] is None
+
+
+@pytest.mark.parametrize("delta,words", [
+    (dt.timedelta(seconds=59), "in less than a minute"),
+    (dt.timedelta(minutes=89, seconds=40), "in 90 minutes"),
+    (dt.timedelta(minutes=95), "in 2 hours"),
+    (dt.timedelta(hours=47), "in 47 hours"),
+    (dt.timedelta(hours=47, minutes=59), "in 48 hours"),
+    (dt.timedelta(hours=60), "in 3 days"),
+    (dt.timedelta(days=6, hours=13), "in 7 days"),
+    (-dt.timedelta(hours=3, minutes=20), "3 hours ago"),
+])
+def test_relative_times_are_rounded_to_the_nearest_unit(delta, words):
+    now = dt.datetime(2026, 11, 23, 18, tzinfo=dt.UTC)
+    assert relative(now + delta, now) == words
