@@ -50,6 +50,8 @@ urlpatterns = [
     path("surveys/<int:pk>/close/", authoring.survey_close, name="survey-close"),
     path("surveys/<int:pk>/duplicate/", authoring.survey_duplicate, name="survey-duplicate"),
     path("surveys/<int:pk>/preview/", respond.survey_preview, name="survey-preview"),
+    path("surveys/<int:pk>/preview/thanks/", respond.survey_preview_thanks,
+         name="survey-preview-thanks"),
     path("surveys/<int:pk>/qr.svg", distribution.survey_qr, name="survey-qr"),
     path("surveys/<int:pk>/sharing/", sharing.survey_sharing, name="survey-sharing"),
     path("surveys/<int:pk>/questions/new/", authoring.question_create, name="question-create"),

@@ -164,7 +164,7 @@ function allowAnswering() {
     consentBox.disabled = false;
     document.getElementById("consent-note").hidden = allowed;
   }
-  if (!data.preview) document.getElementById("send-answers").disabled = !allowed;
+  document.getElementById("send-answers").disabled = !allowed;
 }
 
 /** The read-only view of what this browser sent: no question to answer, and a button only
@@ -180,17 +180,9 @@ function showAnswered() {
   document.getElementById("resend-answers").disabled = record.confirmed || sending;
 }
 
-/** Draw the reports, once: after the first attempt they are final. Returns false (having
- * drawn nothing) when a question is unanswered. */
-function drawOnce() {
-  // Another tab of this browser may have sent answers to this survey meanwhile.
-  const latest = loadRecord(storage, data.publicId).record;
-  if (latest?.reports) {
-    record = latest;
-    showAnswered();
-    return false;
-  }
-  const given = answers();
+/** Whether every question that needs an answer has one; if not, says which and shows the
+ * first. */
+function allAnswered(given) {
   const missing = unanswered(data.questions, given);
   const status = document.getElementById("respond-status");
   if (missing.length) {
@@ -203,6 +195,21 @@ function drawOnce() {
     first.querySelector("input").focus({ preventScroll: true });
     return false;
   }
+  return true;
+}
+
+/** Draw the reports, once: after the first attempt they are final. Returns false (having
+ * drawn nothing) when a question is unanswered. */
+function drawOnce() {
+  // Another tab of this browser may have sent answers to this survey meanwhile.
+  const latest = loadRecord(storage, data.publicId).record;
+  if (latest?.reports) {
+    record = latest;
+    showAnswered();
+    return false;
+  }
+  const given = answers();
+  if (!allAnswered(given)) return false;
   const key = latest?.key ?? record?.key ?? newIdempotencyKey();
   const final = finalAnswers(data.questions, given);
   record = { key, reports: drawReports(data.questions, final, randomize, earlierDraws), confirmed: false };
@@ -264,12 +271,17 @@ function setUpAnswering() {
   consentBox?.addEventListener("change", () => {
     if (!record?.reports && !sending) allowAnswering(); // drawn reports are final
   });
+  const button = document.getElementById("send-answers");
   if (data.preview) {
+    // A preview sends nothing: its button checks the answers as a real page does, then
+    // shows the preview of the page after sending.
+    button.addEventListener("click", () => {
+      if (allAnswered(answers())) window.location.assign(data.thanksUrl);
+    });
     allowAnswering();
     updateQuestions();
-    return; // the button stays disabled: a preview sends nothing
+    return;
   }
-  const button = document.getElementById("send-answers");
   button.addEventListener("click", () => send(button, document.getElementById("respond-status")));
   // Answers sent from another tab end this one's answering too.
   window.addEventListener("storage", () => {
@@ -300,7 +312,7 @@ function render() {
 await catalogLoaded;
 if (data && document.getElementById("send-answers")) setUpAnswering();
 const sent = document.getElementById("sent");
-if (data && sent) {
+if (data && sent && !data.preview) {
   if (record?.reports) showSent(sent);
   else document.getElementById("sent-missing").hidden = false;
 }

@@ -244,7 +244,9 @@ def respond_context(
                 request, reverse("respond-submit", args=[survey.public_id])
             ),
             "thanksUrl": chosen_language(
-                request, reverse("respond-thanks", args=[survey.public_id])
+                request,
+                reverse("survey-preview-thanks", args=[survey.pk]) if preview
+                else reverse("respond-thanks", args=[survey.public_id]),
             ),
             "completionUrl": completion_url(survey),
             "catalogUrl": None
@@ -258,9 +260,21 @@ def respond_context(
 @require_safe
 @researcher_required
 def survey_preview(request: HttpRequest, pk: int) -> HttpResponse:
-    """The respondent's page of a survey as its researchers see it: it sends nothing."""
+    """The respondent's page of a survey as its researchers see it: it sends nothing, and
+    its button leads to the preview of the page after sending (``survey_preview_thanks``)."""
     survey = get_survey(request, pk, "view")
     return render(request, "surveys/respond.html", respond_context(request, survey, preview=True))
+
+
+@require_safe
+@researcher_required
+def survey_preview_thanks(request: HttpRequest, pk: int) -> HttpResponse:
+    """What respondents see once their answers are stored, as its researchers preview it:
+    the thank-you page, or where the completion link would take them."""
+    survey = get_survey(request, pk, "view")
+    return render(
+        request, "surveys/respond_thanks.html", respond_context(request, survey, preview=True)
+    )
 
 
 def _unavailable(request: HttpRequest, reason: str, survey: Survey | None = None) -> HttpResponse:

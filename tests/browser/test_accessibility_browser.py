@@ -146,6 +146,7 @@ def site(researcher, other_researcher, make_researcher, make_survey, epsilon_lim
         ("delete survey?", reverse("survey-delete", args=[opened.pk])),
         ("password change", reverse("password_change")),
         ("preview (respondent page)", reverse("survey-preview", args=[draft.pk])),
+        ("preview (after sending)", reverse("survey-preview-thanks", args=[draft.pk])),
         ("sharing", reverse("survey-sharing", args=[opened.pk])),
         ("translations", reverse("survey-translations", args=[opened.pk])),
         ("translation form", reverse("survey-translation", args=[opened.pk, "es"])),

@@ -42,6 +42,7 @@ GET_MATRIX = {
     "password_change": (None, RESEARCHERS),
     "survey-detail": ("survey", READING_PAGE),
     "survey-preview": ("survey", READING_PAGE),
+    "survey-preview-thanks": ("survey", READING_PAGE),
     "survey-qr": ("survey", expect(LOGIN, 404, 200, 200, 200, 404)),
     "survey-edit": ("survey", AUTHORING_PAGE),
     "survey-open": ("survey", expect(LOGIN, 404, 404, 302, 302, 404)),  # already open

@@ -29,6 +29,7 @@ SURVEY_VIEWS = [
     ("survey-close", ["PUT"]),
     ("survey-duplicate", ["GET"]),
     ("survey-preview", ["POST"]),
+    ("survey-preview-thanks", ["POST"]),
     ("question-create", ["PUT"]),
 ]
 QUESTION_VIEWS = [

@@ -164,6 +164,22 @@ def test_it_previews_a_draft_without_sending(client, researcher, make_survey):
     assert 'id="send-answers" disabled' in html
     assert page_data(response)["preview"] is True
     assert page_data(response)["questions"][0]["spec"]["mechanism"] == "rr"
+    # Its button leads to the preview of the page after sending, not to the real one.
+    assert page_data(response)["thanksUrl"] == reverse("survey-preview-thanks", args=[survey.pk])
+
+
+def test_the_preview_of_the_page_after_sending_says_nothing_was_sent(client, researcher,
+                                                                     make_survey):
+    survey = make_survey(researcher)
+    client.force_login(researcher)
+    html = client.get(reverse("survey-preview-thanks", args=[survey.pk])).content.decode()
+    assert "nothing was sent or stored" in html and "Thank you" in html
+    assert 'id="preview-completion"' not in html
+    survey.completion_url = "https://panel.example.org/done?code=ABC"
+    survey.save()
+    html = client.get(reverse("survey-preview-thanks", args=[survey.pk])).content.decode()
+    assert 'id="preview-completion"' in html
+    assert 'href="https://panel.example.org/done?code=ABC"' in html
 
 
 @pytest.mark.parametrize("name", ["respond", "respond-thanks"])
