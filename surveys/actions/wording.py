@@ -62,12 +62,16 @@ def record(survey: Survey, author=None) -> WordingRevision | None:
     if previous is not None and previous.texts == current:
         return None
     _new_version(survey)
-    return WordingRevision.objects.create(survey=survey, author=author, texts=current)
+    return WordingRevision.objects.create(
+        survey=survey, author=author, texts=current, responses_before=survey.response_count
+    )
 
 
 def _new_version(survey: Survey) -> None:
+    """The next wording version, and the survey's response count read with it (its row is
+    locked by the callers that keep revisions: no response comes in between)."""
     Survey.objects.filter(pk=survey.pk).update(wording_version=F("wording_version") + 1)
-    survey.refresh_from_db(fields=["wording_version"])
+    survey.refresh_from_db(fields=["wording_version", "response_count"])
 
 
 def baseline(survey: Survey) -> WordingRevision | None:
@@ -77,7 +81,8 @@ def baseline(survey: Survey) -> WordingRevision | None:
     if survey.is_draft or survey.revisions.exists():
         return None
     return WordingRevision.objects.create(
-        survey=survey, created_at=survey.opened_at or timezone.now(), texts=snapshot(survey)
+        survey=survey, created_at=survey.opened_at or timezone.now(), texts=snapshot(survey),
+        responses_before=0,
     )
 
 

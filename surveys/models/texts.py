@@ -121,6 +121,9 @@ class WordingRevision(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     texts = models.JSONField()
+    responses_before = models.PositiveIntegerField(null=True, blank=True)
+    """The survey's responses when this wording began: those until the next one's came under
+    it (``surveys.queries.revisions``). None for revisions kept before this was counted."""
 
     class Meta:
         ordering = ["survey", "created_at", "pk"]

@@ -22,8 +22,9 @@ class Methods(TypedDict):
 
 
 class Wordings(TypedDict):
-    count: int
+    count: int  # the wordings respondents saw: those with responses, and the current one
     latest: Any  # when the current wording began (a datetime; ISO 8601 in JSON), or None
+    responses: int | None  # responses since it began (None: not counted, or no wording)
 
 
 class SurveySummary(TypedDict):

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count, Max
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 
@@ -67,37 +66,65 @@ def latest(survey: Survey) -> WordingRevision | None:
     return survey.revisions.order_by("-created_at", "-pk").first()
 
 
+def responses(survey: Survey, revisions: list[WordingRevision]) -> list[int | None]:
+    """How many responses came under each of ``revisions`` (the survey's, oldest first):
+    those stored from when it began until the next one did (a respondent who opened the page
+    before a correction and sent after it counts under the new wording). None where it is
+    not known (revisions kept before their responses were counted)."""
+    befores = [revision.responses_before for revision in revisions] + [survey.response_count]
+    return [
+        None if start is None or end is None else end - start
+        for start, end in zip(befores[:-1], befores[1:], strict=True)
+    ]
+
+
 def summary(survey: Survey) -> dict[str, Any]:
-    """``count``: the survey's revisions; ``latest``: when the latest one began (None
-    without any). One query; none for a draft, which has none."""
+    """``count``: the wordings respondents saw, those under which responses came (or may
+    have: not known) and the current one; a correction or translation saved before anyone
+    answered does not count. ``latest``: when the current one began (None without any);
+    ``responses``: how many came under it (None if not known, or without any). One query;
+    none for a draft, which has none."""
     if survey.is_draft:
-        return {"count": 0, "latest": None}
-    return survey.revisions.aggregate(count=Count("pk"), latest=Max("created_at"))
+        return {"count": 0, "latest": None, "responses": None}
+    revisions = list(survey.revisions.order_by("created_at", "pk").only(
+        "created_at", "responses_before"
+    ))
+    if not revisions:
+        return {"count": 0, "latest": None, "responses": None}
+    counts = responses(survey, revisions)
+    seen = sum(1 for count in counts[:-1] if count != 0) + 1
+    return {"count": seen, "latest": revisions[-1].created_at, "responses": counts[-1]}
 
 
 def wordings(survey: Survey) -> list[dict[str, Any]]:
     """The wordings respondents saw, oldest first, for the metadata export: ``from`` and
-    ``until`` (ISO 8601 date-times; ``until`` is None for the current one) and ``texts`` (a
-    snapshot). An opened survey without revisions (opened before they were kept, and never
-    corrected since) has one: its wording now, from its opening. A draft has none."""
+    ``until`` (ISO 8601 date-times; ``until`` is None for the current one), ``responses``
+    (``responses``) and ``texts`` (a snapshot). An opened survey without revisions (opened
+    before they were kept, and never corrected since) has one: its wording now, from its
+    opening. A draft has none."""
     revisions = list(survey.revisions.order_by("created_at", "pk"))
     if not revisions:
         if survey.is_draft:
             return []
         opened = survey.opened_at.isoformat() if survey.opened_at else None
-        return [{"from": opened, "until": None, "texts": snapshot(survey)}]
+        return [{"from": opened, "until": None, "responses": survey.response_count,
+                 "texts": snapshot(survey)}]
     ends = [revision.created_at.isoformat() for revision in revisions[1:]] + [None]
     return [
-        {"from": revision.created_at.isoformat(), "until": until, "texts": revision.texts}
-        for revision, until in zip(revisions, ends, strict=True)
+        {"from": revision.created_at.isoformat(), "until": until, "responses": count,
+         "texts": revision.texts}
+        for revision, until, count in zip(
+            revisions, ends, responses(survey, revisions), strict=True
+        )
     ]
 
 
 def history(survey: Survey) -> list[dict[str, Any]]:
     """The revisions, newest first, each with ``revision``, ``until`` (when the next one
-    began; None for the current one), ``current``, ``first`` and ``changes`` (``changes``
-    from the previous one; empty for the first)."""
+    began; None for the current one), ``current``, ``responses`` (``responses``), ``first``
+    and ``changes`` (``changes`` from the previous one; empty for the first)."""
     revisions = list(survey.revisions.order_by("created_at", "pk").select_related("author"))
+    counts = responses(survey, revisions)
     entries = []
     for i, revision in enumerate(revisions):
         following = revisions[i + 1] if i + 1 < len(revisions) else None
@@ -105,6 +132,7 @@ def history(survey: Survey) -> list[dict[str, Any]]:
             "revision": revision,
             "until": following.created_at if following else None,
             "current": following is None,
+            "responses": counts[i],
             "first": i == 0,
             "changes": changes(revisions[i - 1].texts, revision.texts) if i else [],
         })

@@ -14,6 +14,8 @@ from surveys.actions.surveys import close_survey, open_survey
 from surveys.actions.wording import MECHANISM_MESSAGE, correct, record
 from surveys.models import Choice, Question, Survey, SurveyShare, SurveyTranslation, Tally
 from surveys.queries import revisions
+from surveys.queries.revisions import summary, wordings
+from tests.helpers import submit
 
 pytestmark = pytest.mark.django_db
 
@@ -248,6 +250,7 @@ def test_the_page_has_texts_and_no_mechanism_fields(client, survey, researcher):
 
 def test_the_page_corrects_a_typo(client, survey, researcher):
     yes_no, categorical = questions(survey)
+    submit(survey, 3)  # under the first wording
     client.force_login(researcher)
     response = client.post(
         wording_url(survey), form_data(survey, **{f"q{yes_no.pk}-text": "Have you cheated?"}),
@@ -260,6 +263,25 @@ def test_the_page_corrects_a_typo(client, survey, researcher):
     assert "Respondents saw 2 wordings: the current one since" in page
     assert reverse("survey-wording", args=[survey.pk]) in page
     assert Question.objects.get(pk=yes_no.pk).text == "Have you cheated?"
+
+
+def test_responses_are_counted_under_the_wording_they_came_under(client, survey, researcher):
+    """A correction before anyone answered is not a wording respondents saw; one after is,
+    and each wording knows how many responses came while it was current."""
+    yes_no, _ = questions(survey)
+    correct(survey, {"questions": {str(yes_no.pk): {"text": "Typo fixed before anyone?"}}})
+    assert summary(survey)["count"] == 1  # nobody saw the first wording
+    submit(survey, 4)
+    correct(survey, {"questions": {str(yes_no.pk): {"text": "Have you cheated?"}}})
+    submit(survey, 2, seed=2)
+    survey.refresh_from_db()
+    assert summary(survey) | {"latest": None} == {"count": 2, "latest": None, "responses": 2}
+    assert [w["responses"] for w in wordings(survey)] == [0, 4, 2]
+    client.force_login(researcher)
+    page = client.get(reverse("survey-wording-history", args=[survey.pk])).content.decode()
+    assert "2 responses came while it was current." in page
+    assert "4 responses came while it was current." in page
+    assert "0 responses came while it was current." in page
 
 
 def test_the_page_saving_nothing_new_says_so(client, survey, researcher):
@@ -419,7 +441,7 @@ def test_the_metadata_export_names_every_wording(client, survey, researcher):
     client.force_login(researcher)
     metadata = client.get(reverse("export-metadata", args=[survey.pk])).json()
     assert metadata["wordings"] == [{
-        "from": survey.opened_at.isoformat(), "until": None,
+        "from": survey.opened_at.isoformat(), "until": None, "responses": 0,
         "texts": revisions.snapshot(survey),
     }]
     correct(survey, {"title": "Habits (corrected)"}, researcher)
@@ -440,7 +462,7 @@ def test_the_metadata_export_of_older_and_draft_surveys(client, survey, research
     client.force_login(researcher)
     survey.revisions.all().delete()  # opened before revisions were kept: its wording now
     (only,) = client.get(reverse("export-metadata", args=[survey.pk])).json()["wordings"]
-    assert only == {"from": survey.opened_at.isoformat(), "until": None,
+    assert only == {"from": survey.opened_at.isoformat(), "until": None, "responses": 0,
                     "texts": revisions.snapshot(survey)}
     draft = make_survey(researcher)
     assert client.get(reverse("export-metadata", args=[draft.pk])).json()["wordings"] == []
@@ -450,11 +472,14 @@ def test_the_results_page_says_which_wording_respondents_saw(client, survey, res
     client.force_login(researcher)
     results = reverse("survey-results", args=[survey.pk])
     assert "Respondents saw" not in client.get(results).content.decode()
+    submit(survey, 2)
     revision = correct(survey, {"title": "Habits!"}, researcher)
+    submit(survey, 1, seed=2)
     page = client.get(results).content.decode()
     since = revision.created_at.strftime("%-d %b %Y %H:%M")
-    assert (f"Respondents saw 2 wordings: the current one since {since}. What changed The "
-            "metadata export has every wording.") in " ".join(strip_tags(page).split())
+    assert (f"Respondents saw 2 wordings: the current one since {since}. 1 response came under "
+            "it. What changed The metadata export has every wording.") in " ".join(
+        strip_tags(page).split())
     assert reverse("survey-wording-history", args=[survey.pk]) in page
 
 
