@@ -8,6 +8,7 @@ Imports inside the package are relative, so the folder can be copied and used on
 """
 
 from .checkall import MAX_OPTIONS, SampledBoxes, sampled_boxes
+from .numbers import NumberWindow, number_window
 from .mechanisms import (
     CATEGORICAL,
     EXACT_BELOW_VARIANCE,
@@ -49,4 +50,5 @@ __all__ = [
     "choose_categorical", "epsilon_from_matrix", "forced_response", "from_spec", "grr",
     "keep_probabilities", "oue", "project_simplex", "randomized_response", "sue",
     "test_vectors", "z_value", "MAX_OPTIONS", "SampledBoxes", "sampled_boxes",
+    "NumberWindow", "number_window",
 ]
