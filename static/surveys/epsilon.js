@@ -9,6 +9,7 @@ import {
   marginHeading,
   marginLines,
   meanScoreText,
+  numberTexts,
   oddsText,
   percent,
   planText,
@@ -67,7 +68,12 @@ function respondentsSection(sentences) {
 function show(data) {
   const probability = percent(data.truth_probability);
   const truth =
-    data.encoding === "sampled"
+    data.encoding === "number"
+      ? interpolate(
+          gettext("Each respondent's browser sends one cell of a grid over the range instead of the number: one of a window of cells around it with probability %(probability)s, any other cell otherwise."),
+          { probability },
+        )
+      : data.encoding === "sampled"
       ? interpolate(
           gettext("Each respondent's browser picks one option at random and sends only its box, kept as the respondent set it with probability %(probability)s, flipped otherwise; each option's share rests on about one report in k."),
           { probability },
@@ -89,13 +95,14 @@ function show(data) {
     mechanism: data.mechanism,
     reason: data.reason,
   });
+  const number = numberTexts(data);
   body.replaceChildren(
     element("p", truth),
     element("p", odds),
     element("p", method),
-    element("p", marginHeading(data), "mb-1 fw-semibold small"),
-    list(marginLines(data)),
-    element("p", planText(data), "small mt-2 mb-0"),
+    element("p", number ? number.heading : marginHeading(data), "mb-1 fw-semibold small"),
+    list(number ? number.lines : marginLines(data)),
+    element("p", number ? number.plan : planText(data), "small mt-2 mb-0"),
   );
   const meanScore = meanScoreText(data);
   if (meanScore) body.append(element("p", meanScore, "small mt-2 mb-0"));
@@ -134,6 +141,7 @@ async function update() {
     groupShare: groupField.value,
     survey: budget.survey,
     question: budget.question,
+    number: { low: field("number_min")?.value, high: field("number_max")?.value, decimals: field("number_decimals")?.value },
   });
   pending?.abort();
   pending = new AbortController();
@@ -154,6 +162,7 @@ function toggleFields() {
     if (row) row.hidden = !shown;
   };
   show("choices", facts.typed);
+  for (const name of ["number_min", "number_max", "number_decimals", "number_bins"]) show(name, facts.number);
   for (const name of ["scale_points", "scale_low", "scale_high"]) show(name, facts.scale);
   show("known_percent", facts.anchor);
   show("mechanism_override", facts.method_choice);

@@ -11,8 +11,8 @@
 // encoding "sampled": check all that apply; the answer is k boxes (0/1). One box j is picked
 //                   uniformly, its value kept with probability p (= q) and flipped otherwise;
 //                   the report is [j, value] (surveys/ldp/checkall.py).
-// encoding "number": a bounded number, its answer the index i (0..steps) of the number on
-//                   the grid of the range (numberIndex). A window of `width` of the `cells`
+// encoding "number": a bounded number, put on the grid of the range as the index i (0..steps)
+//                   of numberIndex. A window of `width` of the `cells`
 //                   output cells starts at s = floor(i (cells - width) / steps), moved up by
 //                   one with the exact probability of the remainder; the report is a cell of
 //                   the window with probability p, else one of the others, each uniformly
@@ -144,19 +144,16 @@ export function validateSpec(spec) {
 }
 
 // Randomize one answer (an integer category: 0 = no / 1 = yes for yes/no questions; for
-// "sampled", an array of k 0/1, the ticked boxes; for "number", the number's grid index,
-// numberIndex). Returns 0|1 for "bit", an integer in [0, k) for "index", an array of k 0/1
+// "sampled", an array of k 0/1, the ticked boxes; for "number", the number itself, in the
+// range with at most spec.decimals places). Returns 0|1 for "bit", an integer in [0, k) for "index", an array of k 0/1
 // for "unary", [box, 0|1] for "sampled", a cell in [0, cells) for "number".
 export function randomize(spec, answer, source = cryptoSource) {
   validateSpec(spec);
   const { encoding, k, p, q } = spec;
   if (encoding === "number") {
     const { cells, width, steps } = spec;
-    if (!Number.isInteger(answer) || answer < 0 || answer > steps) {
-      throw new Error(`answer must be a whole number from 0 to ${steps}, got ${answer}`);
-    }
     // i (cells - width) < 2^53: exact integers, so floor and remainder are exact.
-    const position = answer * (cells - width);
+    const position = numberIndex(spec, answer) * (cells - width);
     const start = Math.floor(position / steps) + (uniformInt(steps, source) < position % steps ? 1 : 0);
     if (bernoulli(p, source)) return start + uniformInt(width, source);
     const other = uniformInt(cells - width, source);

@@ -131,6 +131,9 @@ export function isValidReport(question, report) {
     return Array.isArray(report) && report.length === question.k && report.every(isBit);
   }
   if (question.encoding === "bit") return isBit(report);
+  if (question.encoding === "number") {
+    return Number.isInteger(report) && report >= 0 && report < question.spec.cells;
+  }
   if (question.encoding === "sampled") {
     return Array.isArray(report) && report.length === 2 && Number.isInteger(report[0]) &&
       report[0] >= 0 && report[0] < question.k && isBit(report[1]);
@@ -138,11 +141,12 @@ export function isValidReport(question, report) {
   return Number.isInteger(report) && report >= 0 && report < question.k;
 }
 
-/** The questions that have no answer yet (answers: question id -> category index, or the
- * ticked boxes of a check-all question, where ticking none is an answer too). */
+/** The questions that have no answer yet (answers: question id -> category index, a
+ * number question's number, or the ticked boxes of a check-all question, where ticking none
+ * is an answer too). */
 export function unanswered(questions, answers) {
   return questions.filter(
-    (question) => !Number.isInteger(answers[question.id]) && !Array.isArray(answers[question.id]),
+    (question) => !Number.isFinite(answers[question.id]) && !Array.isArray(answers[question.id]),
   );
 }
 
@@ -190,6 +194,9 @@ export function describeReport(question, report) {
     const [box, ticked] = report;
     const text = ticked ? gettext("“%(label)s”: ticked") : gettext("“%(label)s”: not ticked");
     return interpolate(text, { label: question.labels[box] });
+  }
+  if (question.encoding === "number") {
+    return interpolate(gettext("cell %(cell)s of %(cells)s"), { cell: report + 1, cells: question.spec.cells });
   }
   if (question.encoding !== "unary") {
     return question.labels[report] ?? interpolate(gettext("answer %(number)s"), { number: report + 1 });

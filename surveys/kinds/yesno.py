@@ -10,7 +10,9 @@ from surveys.kinds.base import QuestionKind
 
 
 class YesNoKind(QuestionKind):
-    def mechanism(self, epsilon: float, k: int = 2, override: str = "") -> ldp.Mechanism:
+    def mechanism(
+        self, epsilon: float, k: int = 2, override: str = "", **settings: object
+    ) -> ldp.Mechanism:
         return ldp.randomized_response(epsilon)
 
     def mechanism_reason(self, epsilon: float, k: int = 2, override: str = "") -> str:

@@ -8,7 +8,6 @@ Imports inside the package are relative, so the folder can be copied and used on
 """
 
 from .checkall import MAX_OPTIONS, SampledBoxes, sampled_boxes
-from .numbers import NumberWindow, number_window
 from .mechanisms import (
     CATEGORICAL,
     EXACT_BELOW_VARIANCE,
@@ -41,6 +40,7 @@ from .mechanisms import (
     test_vectors,
     z_value,
 )
+from .numbers import NumberWindow, number_window
 
 __all__ = [
     "CATEGORICAL", "EXACT_BELOW_VARIANCE", "HEADLINE_DESCRIPTION", "HEADLINE_METHOD",

@@ -44,6 +44,7 @@ Pure numpy; no Django. Guide: docs/ldp.md, "Numbers".
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -54,7 +55,7 @@ from scipy.stats import chi2
 from scipy.stats import t as student_t
 
 from ._checks import check_n, check_probability, is_integer, is_real, read_only
-from .joint import PairCounts, _Side
+from .joint import Association, Difference, PairCounts, _Side
 from .mechanisms import (
     Estimate,
     Mechanism,
@@ -185,7 +186,7 @@ class NumberWindow:
             raise ValueError("edges must be a list of numbers")
         self.edges = [float(e) for e in edges]
         bounds = [self.low, *self.edges, self.high]
-        if any(a >= b for a, b in zip(bounds, bounds[1:])) or len(self.edges) >= MAX_BINS:
+        if any(a >= b for a, b in itertools.pairwise(bounds)) or len(self.edges) >= MAX_BINS:
             raise ValueError(
                 f"the bins' edges must increase strictly within the range ({len(self.edges)} "
                 f"given; at most {MAX_BINS - 1})"
@@ -209,6 +210,11 @@ class NumberWindow:
     @property
     def span(self) -> float:
         return self.high - self.low
+
+    @property
+    def step(self) -> float:
+        """The grid's step: 1 / 10^decimals."""
+        return 10.0**-self.decimals
 
     def params(self) -> dict[str, Any]:
         return {"epsilon": self.epsilon}
@@ -234,7 +240,7 @@ class NumberWindow:
         bounds = [self.low, *self.edges, self.high]
         return [
             f"{_format(a, self.decimals)} to {_format(b, self.decimals)}"
-            for a, b in zip(bounds, bounds[1:])
+            for a, b in itertools.pairwise(bounds)
         ]
 
     # Inputs and reports ------------------------------------------------------------------
@@ -300,6 +306,11 @@ class NumberWindow:
         return c.astype(np.int64)
 
     # Estimates ---------------------------------------------------------------------------
+
+    def unbiased_values(self) -> np.ndarray:
+        """Each cell's unbiased value in the question's unit: the average of the reports'
+        values is the unbiased mean (``mean``)."""
+        return self.to_unit(self._values)
 
     def to_unit(self, t: Any) -> Any:
         """A position on the range (0..1) in the question's unit."""
@@ -513,6 +524,48 @@ def group_means(
         read_only(mechanism.to_unit(estimate)), read_only(mechanism.to_unit(low)),
         read_only(mechanism.to_unit(high)), read_only(span * std_error),
         read_only(span**2 * covariance), z,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class NumberBreakdown:
+    """A number question broken down by the groups of a one-answer question: the groups'
+    sizes and shares from the grouping question's own estimate (``group_share``,
+    ``group_ci_low``/``high``, ``group_size``; ``small_group`` where the mean is unknown or
+    the group's interval reaches 0), the ``means`` within them (``group_means``) and the
+    Wald test that they are equal (``association``). A number has no answers to share
+    out, so ``difference`` has none either: the difference of means is ``means.difference``."""
+
+    n: int
+    group_share: np.ndarray
+    group_ci_low: np.ndarray
+    group_ci_high: np.ndarray
+    group_size: np.ndarray
+    small_group: np.ndarray
+    means: NumberGroupMeans
+    association: Association
+
+    def difference(self, group_1: int, group_2: int) -> Difference:
+        empty = read_only(np.zeros(0))
+        return Difference(group_1, group_2, empty, empty, empty)
+
+
+def number_breakdown(
+    group: Mechanism, mechanism: NumberWindow, counts: PairCounts, confidence: float = 0.95
+) -> NumberBreakdown:
+    """The number's means within the groups of ``group`` (``counts``: ``group_means``)."""
+    means = group_means(group, mechanism, counts, confidence)
+    shares = group.estimate(counts.a, counts.n, confidence)
+    statistic, df, p_value = means.association()
+    return NumberBreakdown(
+        n=counts.n,
+        group_share=shares.headline,
+        group_ci_low=shares.ci_low,
+        group_ci_high=shares.ci_high,
+        group_size=read_only(counts.n * shares.headline),
+        small_group=read_only(~np.isfinite(means.estimate) | (shares.ci_low <= 0)),
+        means=means,
+        association=Association(statistic, df, p_value),
     )
 
 

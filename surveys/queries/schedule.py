@@ -115,7 +115,10 @@ def readiness_problems(survey: Survey) -> list[str]:
     if not questions:
         problems.append(gettext("Add at least one question."))
     for question in questions:
-        problems += question.question_kind.readiness_problems(question.text, question.labels())
+        kind = question.question_kind
+        problems += kind.readiness_problems(
+            question.text, question.labels(), kind.settings(question)
+        )
     policy = PrivacyPolicy.current()
     total = total_epsilon(questions)
     if total > policy.max_survey_epsilon + 1e-9:

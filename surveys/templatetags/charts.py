@@ -23,7 +23,7 @@ from django import template
 from django.template.loader import render_to_string
 from django.utils.translation import get_language, gettext
 
-from surveys.helpers.numbers import UNKNOWN, epsilon, percent, thousands
+from surveys.helpers.numbers import UNKNOWN, amount, epsilon, percent, thousands
 from surveys.kinds import KINDS
 from surveys.models import Survey
 from surveys.queries.results import shows_truth
@@ -81,6 +81,11 @@ def margin(proportion: float) -> str:
     if proportion >= 1:
         return "more than ±100 percentage points"
     return f"±{points(proportion)} percentage points"
+
+
+def number_margin(number: dict[str, Any]) -> str:
+    """A number question's margin of error on its mean, in its unit: "±2.4"."""
+    return f"±{amount(number['mean_margin'], number['decimals'])}"
 
 
 @register.filter
@@ -144,6 +149,9 @@ def chart(question: dict[str, Any], title: str = "") -> dict[str, Any]:
     says what the bars are: by default, all respondents' shares of each answer."""
     categories = question["categories"]
     title = title or (
+        f"Bar chart: estimated share of respondents in each bin of “{question['text']}”, "
+        "estimates without intervals"
+        if question.get("number") else
         f"Bar chart: estimated share of respondents for each answer to “{question['text']}”, "
         "with 95% intervals"
     )
@@ -175,11 +183,16 @@ def _description(categories: list[dict[str, Any]]) -> str:
     """Every answer's figures in a sentence, then where the table is."""
     sentences = []
     for category in categories:
-        sentence = gettext("%(label)s: %(estimate)s (95%% interval %(interval)s)") % {
-            "label": category["label"],
-            "estimate": percent(category["estimate"]),
-            "interval": percent_range(category["ci_low"], category["ci_high"]),
-        }
+        if category["ci_low"] is None:  # a number question's bins: estimates without interval
+            sentence = gettext("%(label)s: %(estimate)s") % {
+                "label": category["label"], "estimate": percent(category["estimate"]),
+            }
+        else:
+            sentence = gettext("%(label)s: %(estimate)s (95%% interval %(interval)s)") % {
+                "label": category["label"],
+                "estimate": percent(category["estimate"]),
+                "interval": percent_range(category["ci_low"], category["ci_high"]),
+            }
         if category["truth"] is not None:
             sentence += gettext(", true share %(truth)s") % {"truth": percent(category["truth"])}
         sentences.append(f"{sentence}. ")
@@ -189,17 +202,23 @@ def _description(categories: list[dict[str, Any]]) -> str:
 def _chart_row(category: dict[str, Any], top: int) -> dict[str, Any]:
     """One answer, drawn from ``top`` down: its label above, the bar, the 95% interval's
     whisker with its caps (one path), the demo's truth marker, and the estimate at the
-    right. x is measured from the plot's left edge."""
-    low, high = _x(category["ci_low"]) - PLOT_LEFT, _x(category["ci_high"]) - PLOT_LEFT
+    right. x is measured from the plot's left edge. No whisker without an interval (a number
+    question's bins)."""
     bar_y = 20
     middle, cap_top, cap_bottom = bar_y + BAR_HEIGHT / 2, bar_y - 4, bar_y + BAR_HEIGHT + 4
+    whisker = None
+    if category["ci_low"] is not None:
+        low, high = _x(category["ci_low"]) - PLOT_LEFT, _x(category["ci_high"]) - PLOT_LEFT
+        whisker = (
+            f"M{_number(low)} {_number(middle)}H{_number(high)}"
+            f"M{_number(low)} {cap_top}V{cap_bottom}M{_number(high)} {cap_top}V{cap_bottom}"
+        )
     truth = category["truth"]
     return {
         "top": str(top),
         "label": _truncated(category["label"]),
         "bar_width": _number(_x(category["estimate"]) - PLOT_LEFT),
-        "whisker": f"M{_number(low)} {_number(middle)}H{_number(high)}"
-        f"M{_number(low)} {cap_top}V{cap_bottom}M{_number(high)} {cap_top}V{cap_bottom}",
+        "whisker": whisker,
         "truth": None if truth is None else (
             f"M{_number(_x(truth) - PLOT_LEFT)} {cap_top}V{bar_y + BAR_HEIGHT + 8}"
         ),
@@ -244,7 +263,10 @@ def result_cards(data: dict[str, Any], survey: Survey) -> list[dict[str, Any]]:
             card |= {
                 "headline": kind_headline(question),
                 "has_truth": shows_truth(question),
-                "margin": margin(question["margin_of_error"]),
+                "margin": (
+                    number_margin(question["number"]) if question.get("number")
+                    else margin(question["margin_of_error"])
+                ),
                 "small_sample_answers": small_sample_answers(question),
                 "chart": chart(question),
                 "breakdown_form": forms.get(question["id"], ""),

@@ -262,7 +262,8 @@ for (const [index, { spec, cases }] of numbers.entries()) {
       const source = seededSource(7000 + index * 100 + answer);
       const table = new Array(spec.cells).fill(0);
       const draws = DRAWS / 4;
-      for (let t = 0; t < draws; t++) table[randomize(spec, answer, source)] += 1;
+      const value = spec.low + answer / 10 ** spec.decimals;
+      for (let t = 0; t < draws; t++) table[randomize(spec, value, source)] += 1;
       let statistic = 0;
       for (let cell = 0; cell < spec.cells; cell++) {
         const expected = draws * probabilities[cell];
@@ -283,9 +284,9 @@ test("a number's remainder is drawn exactly: the window moves up iff uniformInt(
   // uniformInt(steps) = remainder - 1 (moves up), then bernoulli true (two draws of 0), then
   // uniformInt(width) = 0: the report is the window's first cell.
   const up = replaySource([remainder - 1, 0, 0, 0]);
-  assert.equal(randomize(spec, answer, up), start + 1);
+  assert.equal(randomize(spec, spec.low + answer, up), start + 1);
   const stay = replaySource([remainder, 0, 0, 0]);
-  assert.equal(randomize(spec, answer, stay), start);
+  assert.equal(randomize(spec, spec.low + answer, stay), start);
 });
 
 test("numbers map onto the grid exactly and out-of-range ones are refused", () => {
@@ -294,7 +295,8 @@ test("numbers map onto the grid exactly and out-of-range ones are refused", () =
   assert.equal(numberIndex(spec, 0.07), 257);
   assert.equal(numberIndex(spec, 2.5), spec.steps);
   assert.throws(() => numberIndex(spec, 2.51), /outside/);
-  assert.throws(() => randomize(spec, spec.steps + 1), /whole number/);
+  assert.throws(() => randomize(spec, 2.51), /outside/);
+  assert.throws(() => randomize(spec, "1"), /not a number/);
   for (const { spec: good } of numbers) validateSpec(good);
   assert.throws(() => validateSpec({ ...spec, p: 0.999 }), /less privacy/);
 });

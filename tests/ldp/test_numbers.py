@@ -73,7 +73,8 @@ def test_no_reports():
     mechanism = ldp.number_window(1.0, 0, 10)
     mean = mechanism.mean(np.zeros(mechanism.cells, dtype=np.int64), 0)
     assert math.isnan(mean.estimate) and (mean.ci_low, mean.ci_high) == (0, 10)
-    assert np.all(np.isnan(mechanism.estimate(np.zeros(mechanism.cells, dtype=np.int64), 0).headline))
+    nothing = np.zeros(mechanism.cells, dtype=np.int64)
+    assert np.all(np.isnan(mechanism.estimate(nothing, 0).headline))
 
 
 def test_group_means_follow_the_groups():
