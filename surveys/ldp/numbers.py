@@ -160,7 +160,10 @@ class NumberWindow:
         high: float,
         decimals: int = 0,
         edges: Any = (),
+        width: int | None = None,
     ) -> None:
+        """``width``: the window's width, by default ``best_width`` (another width is for
+        comparisons only: ``from_spec`` rebuilds the default)."""
         self.epsilon = _check_epsilon(epsilon)
         if not (is_integer(decimals) and 0 <= decimals <= MAX_DECIMALS):
             raise ValueError(f"decimals must be a whole number from 0 to {MAX_DECIMALS}")
@@ -193,7 +196,9 @@ class NumberWindow:
             )
         self.k = len(self.edges) + 1
         self.cells = CELLS
-        self.width = best_width(self.epsilon, self.cells)
+        self.width = best_width(self.epsilon, self.cells) if width is None else int(width)
+        if not 1 <= self.width <= self.cells - 2:
+            raise ValueError(f"the window's width must be from 1 to {self.cells - 2}")
         self.starts = self.cells - self.width + 1
         odds = self.width * math.exp(self.epsilon)
         self.p = odds / (odds + self.cells - self.width)
