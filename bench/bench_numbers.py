@@ -23,6 +23,12 @@ bias of the mean's headline (with its Monte-Carlo error, in years) and the cover
 ``HIGH`` above 0.97, with n >= 1,000 (below 0.93 at any n); and the bins' mean total
 variation error over B studies (no intervals: an estimate of the shape).
 
+Part 3 (``--groups``), breakdowns (``ldp.numbers.group_means``): a yes/no grouping question
+(30% in group "yes") at the same epsilon as the number; ages 18 to 40 uniform in group
+"yes", 30 to 99 uniform in group "no"; G studies per cell, the (group report, cell) counts
+Multinomial from their exact law. Prints the coverage of each group's mean and of the
+difference between the groups.
+
 Fixed seed; a couple of minutes on one core.
 """
 
@@ -37,7 +43,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from surveys import ldp  # noqa: E402
-from surveys.ldp import numbers  # noqa: E402
+from surveys.ldp import joint, numbers  # noqa: E402, F401 (ldp.joint)
 
 EPSILONS = (0.5, 1.0, 2.0, 4.0)
 SIZES = (100, 1000, 10_000, 100_000)
@@ -176,16 +182,45 @@ def coverage(studies: int, bin_studies: int, rng: np.random.Generator) -> None:
                       f"{tv:7.3f} {flag}", flush=True)
 
 
+def groups(studies: int, rng: np.random.Generator) -> None:
+    print(f"\nPart 3: means within the groups of a yes/no question, {studies} studies per cell")
+    print(f"{'epsilon':>7} {'n':>7} {'mean no':>8} {'mean yes':>8} {'difference':>10}")
+    ages = np.arange(LOW, HIGH + 1)
+    within = np.array([(ages >= 30) / np.sum(ages >= 30), (ages <= 40) / np.sum(ages <= 40)])
+    sizes = np.array([0.7, 0.3])
+    truth = within @ ages
+    for epsilon in EPSILONS:
+        group = ldp.randomized_response(epsilon)
+        mechanism = ldp.number_window(epsilon, LOW, HIGH, 0, EDGES)
+        laws = np.array([report_law(mechanism, row) for row in within])  # (group, cell)
+        joint_law = np.einsum("g,ag,gc->ac", sizes, group.matrix(), laws).ravel()
+        for n in (1000, 10_000):
+            counts = rng.multinomial(n, joint_law, size=studies).reshape(studies, 2, -1)
+            hits = np.zeros(3)
+            for table in counts:
+                pairs = ldp.joint.PairCounts(n, table, table.sum(axis=1), table.sum(axis=0))
+                found = numbers.group_means(group, mechanism, pairs)
+                hits[:2] += (found.ci_low <= truth) & (truth <= found.ci_high)
+                _, low, high = found.difference(1, 0)
+                hits[2] += low <= truth[1] - truth[0] <= high
+            print(f"{epsilon:7g} {n:7d} " + " ".join(
+                f"{width}" for width in (f"{hits[0] / studies:8.3f}", f"{hits[1] / studies:8.3f}",
+                                         f"{hits[2] / studies:10.3f}")), flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--studies", type=int, default=2000)
     parser.add_argument("--bin-studies", type=int, default=50)
     parser.add_argument("--compare", action="store_true", help="part 1 only")
+    parser.add_argument("--groups", action="store_true", help="part 3 only")
     args = parser.parse_args()
     rng = np.random.default_rng(SEED)
     start = time.time()
     if args.compare:
         compare(args.bin_studies, rng)
+    elif args.groups:
+        groups(args.studies // 2, rng)
     else:
         coverage(args.studies, args.bin_studies, rng)
     print(f"\n{time.time() - start:.0f} s")

@@ -141,9 +141,7 @@ class QuestionForm(forms.ModelForm):
                 "known_percent", gettext("Only yes/no questions can be validation anchors.")
             )
         if kind is not None and not kind.groups and cleaned.get("used_for_breakdowns"):
-            self.add_error("used_for_breakdowns", gettext(
-                "A check-all question cannot group respondents: each ticks a set, not one answer."
-            ))
+            self.add_error("used_for_breakdowns", str(kind.cannot_group))
         if kind is kinds.NUMBER:
             self._check_number(cleaned)
         if kind is not None:

@@ -57,6 +57,8 @@ class QuestionKind:
     groups: bool = True
     """Whether its questions can group others in breakdowns: one answer per respondent (a
     check-all question has a set, not one answer)."""
+    cannot_group: Promise | None = None
+    """Why its questions cannot group others, in a sentence (for a kind without ``groups``)."""
     scored: bool = False
     """Whether its answers are the ordered points 1..k of a scale, whose mean score results
     and breakdowns show (``surveys.ldp.scores``)."""

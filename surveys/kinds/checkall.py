@@ -47,6 +47,9 @@ CHECK_ALL = CheckAllKind(
     headline_template="surveys/results/kinds/checkall.html",
     answer_control="check_all",
     groups=False,
+    cannot_group=_(
+        "A check-all question cannot group respondents: each ticks a set, not one answer."
+    ),
 )
 """Check-all-that-apply questions; results add the mean number of options ticked, and
 breakdowns give each option's share within groups (``ldp.checkall.option_breakdowns``)."""

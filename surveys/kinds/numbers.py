@@ -121,6 +121,10 @@ NUMBER = NumberKind(
     headline_template="surveys/results/kinds/number.html",
     answer_control="number",
     groups=False,
+    cannot_group=_(
+        "A number question cannot group respondents: use a multiple-choice question with "
+        "ranges as its answers to group by a number."
+    ),
 )
 """Number questions; results give the mean with its interval and the bins' shares, and
 breakdowns the mean within each group (``ldp.numbers.group_means``)."""

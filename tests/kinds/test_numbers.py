@@ -210,6 +210,7 @@ def test_a_number_question_cannot_group_another(client, researcher):
     response = client.get(reverse("question-breakdown-json", args=[survey.pk, yes_no.pk]),
                           {"by": number.pk})
     assert response.status_code == 400
+    assert "A number question cannot group respondents" in response.content.decode()
 
 
 def csv_rows(response) -> list[dict[str, str]]:
