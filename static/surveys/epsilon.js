@@ -167,6 +167,7 @@ function toggleFields() {
   show("known_percent", facts.anchor);
   show("mechanism_override", facts.method_choice);
   show("used_for_breakdowns", facts.groups);
+  shareField.closest(".mb-3").hidden = Boolean(facts.number); // a number has no answer's share
   groupRow.hidden = !grouping();
 }
 

@@ -70,6 +70,10 @@ def duplicate_survey(survey: Survey) -> Survey:
                 mechanism_override=question.mechanism_override,
                 used_for_breakdowns=question.used_for_breakdowns,
                 known_share=question.known_share,
+                number_min=question.number_min,
+                number_max=question.number_max,
+                number_decimals=question.number_decimals,
+                number_bins=question.number_bins,
             )
             Choice.objects.bulk_create(
                 [

@@ -114,6 +114,8 @@ class QuestionForm(forms.ModelForm):
                 self.initial.update(
                     scale_points=len(labels), scale_low=labels[0], scale_high=labels[-1]
                 )
+        if self.instance.number_decimals is None:
+            self.initial["number_decimals"] = 0
         if self.instance.known_share is not None:
             self.initial["known_percent"] = 100 * self.instance.known_share
         if not policy.allow_mechanism_override:

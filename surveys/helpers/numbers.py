@@ -51,7 +51,10 @@ def amount(value: float | None, decimals: int = 0) -> str:
     "41.3" for whole numbers, "2.475" for two places; "−3.0" below zero."""
     if value is None:
         return UNKNOWN
-    return f"{value:,.{int(decimals) + 1}f}".replace("-", "−")
+    text = f"{value:,.{int(decimals) + 1}f}"
+    if float(text.replace(",", "")) == 0:  # no "−0.0"
+        text = text.lstrip("-")
+    return text.replace("-", "−")
 
 
 def p_value(value: float | None) -> str:

@@ -436,7 +436,8 @@ class NumberWindow:
 @dataclass(frozen=True, eq=False)
 class NumberGroupMeans:
     """The mean of a number within each group of a grouping question: ``estimate`` (NaN for
-    a group estimated empty), ``ci_low``/``ci_high``, ``std_error`` (question's unit), the
+    a group estimated empty, or whose variance is estimated at 0 or below: a handful of
+    reports), ``ci_low``/``ci_high`` (the whole range for those), ``std_error`` (question's unit), the
     groups' estimated ``share`` of respondents with their ``share_ci_low``/``high`` (the
     grouping question's own estimate), and ``covariance`` (n times that of the means) for
     ``difference`` and ``association`` (a Wald test that every group has the same mean)."""
@@ -460,7 +461,9 @@ class NumberGroupMeans:
             return math.nan, -spread, spread
         c = self.covariance
         variance = c[group_1, group_1] + c[group_2, group_2] - 2 * c[group_1, group_2]
-        half = self.z * math.sqrt(max(float(variance), 0.0) / self.n)
+        if not variance > 0:
+            return estimate, -spread, spread
+        half = self.z * math.sqrt(float(variance) / self.n)
         return (
             estimate,
             float(np.clip(estimate - half, -spread, spread)),
@@ -519,6 +522,8 @@ def group_means(
     weighted = np.einsum("gc,kc,hc->gkh", centred, centred, by_group)  # E[1{h}(v-m_g)(v-m_k)]
     with np.errstate(divide="ignore", invalid="ignore"):
         covariance = np.einsum("gkh,gkh->gk", moments, weighted) / np.outer(totals, totals)
+    # A variance estimated at 0 or below (a handful of reports) says nothing: the whole range.
+    known = known & (np.diag(covariance) > 0)
     std_error = np.where(known, np.sqrt(np.maximum(np.diag(covariance), 0) / n), np.nan)
     estimate = np.where(known, np.clip(means, 0, 1), np.nan)
     low = np.where(known, np.clip(means - z * std_error, 0, 1), 0.0)

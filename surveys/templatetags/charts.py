@@ -84,7 +84,11 @@ def margin(proportion: float) -> str:
 
 
 def number_margin(number: dict[str, Any]) -> str:
-    """A number question's margin of error on its mean, in its unit: "±2.4"."""
+    """A number question's margin of error on its mean, in its unit: "±2.4". Beyond the
+    whole range (few responses) its number says only that the reports tell next to nothing
+    yet, so it is not written."""
+    if number["mean_margin"] >= number["high"] - number["low"]:
+        return "more than the whole range"
     return f"±{amount(number['mean_margin'], number['decimals'])}"
 
 
@@ -172,6 +176,7 @@ def chart(question: dict[str, Any], title: str = "") -> dict[str, Any]:
         "bar_height": BAR_HEIGHT,
         "title": title,
         "description": _description(categories),
+        "intervals": any(category["ci_low"] is not None for category in categories),
         "rows": [
             _chart_row(category, HEADER_HEIGHT + i * ROW_HEIGHT)
             for i, category in enumerate(categories)

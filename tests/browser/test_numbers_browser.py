@@ -62,7 +62,7 @@ def test_a_number_question_is_authored_answered_by_keyboard_and_its_mean_shown(
     assert page.is_hidden("#id_number_min")
     page.select_option("#id_kind", "number")
     page.locator("#id_number_min").wait_for(state="visible")
-    assert page.is_hidden("#id_choices")
+    assert page.is_hidden("#id_choices") and page.is_hidden("#expected-share")
     page.fill("#id_number_min", "18")
     page.fill("#id_number_max", "99")
     page.fill("#id_number_bins", "30, 45, 65")

@@ -15,7 +15,7 @@ from django.urls import reverse
 from surveys import ldp
 from surveys.actions.simulate import simulate_responses
 from surveys.actions.submissions import SubmissionError, submission_create
-from surveys.actions.surveys import open_survey
+from surveys.actions.surveys import duplicate_survey, open_survey
 from surveys.kinds import KINDS, NUMBER
 from surveys.ldp import joint
 from surveys.ldp import numbers as number_core
@@ -121,6 +121,16 @@ def test_once_open_its_range_is_frozen(researcher):
     number.number_max = 120
     with pytest.raises(ValidationError, match="frozen"):
         number.save()
+
+
+def test_a_duplicate_keeps_the_range_places_and_bins(researcher):
+    survey = number_survey(researcher, decimals=1)
+    copy = duplicate_survey(survey)
+    number = copy.ordered_questions()[1]
+    assert copy.is_draft and number.spec is None
+    assert (number.number_min, number.number_max, number.number_decimals,
+            number.number_bins) == (18, 99, 1, "30, 45, 65")
+    assert number.mechanism().spec() == survey.ordered_questions()[1].spec
 
 
 def test_the_respondent_page_offers_a_number_box_with_its_range(client, researcher):
