@@ -437,10 +437,9 @@ class NumberWindow:
 class NumberGroupMeans:
     """The mean of a number within each group of a grouping question: ``estimate`` (NaN for
     a group estimated empty, or whose variance is estimated at 0 or below: a handful of
-    reports), ``ci_low``/``ci_high`` (the whole range for those), ``std_error`` (question's unit), the
-    groups' estimated ``share`` of respondents with their ``share_ci_low``/``high`` (the
-    grouping question's own estimate), and ``covariance`` (n times that of the means) for
-    ``difference`` and ``association`` (a Wald test that every group has the same mean)."""
+    reports), ``ci_low``/``ci_high`` (the whole range for those), ``std_error`` (all in the
+    question's unit), and ``covariance`` (n times that of the means) for ``difference`` and
+    ``association`` (a Wald test that every group has the same mean)."""
 
     n: int
     low: float
