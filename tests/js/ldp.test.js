@@ -300,3 +300,33 @@ test("numbers map onto the grid exactly and out-of-range ones are refused", () =
   for (const { spec: good } of numbers) validateSpec(good);
   assert.throws(() => validateSpec({ ...spec, p: 0.999 }), /less privacy/);
 });
+
+// The exact law of the number randomizer, from every path through its draws: a source that
+// replays chosen values takes the window's move (uniformInt(steps) = j, each 1 / steps), the
+// window or not (bernoulli: u = 0 is true, u = 2^53 - 1 false; p and 1 - p) and the cell
+// (uniformInt(width) or uniformInt(cells - width) = c, each equally likely). Summed, the
+// paths' weights must give the shared vectors' probabilities.
+test("the number randomizer's exact law over every path of its draws matches the vectors", () => {
+  for (const { spec, cases } of numbers.filter(({ spec }) => spec.steps <= 100)) {
+    const { cells, width, steps, p, low, decimals } = spec;
+    for (const { index, probabilities } of cases) {
+      const law = new Array(cells).fill(0);
+      const value = low + index / 10 ** decimals;
+      for (let j = 0; j < steps; j++) {
+        for (const inside of [true, false]) {
+          const choices = inside ? width : cells - width;
+          for (let c = 0; c < choices; c++) {
+            const coin = inside ? [0, 0] : [0xffffffff, 0xffffffff];
+            const source = replaySource([j, ...coin, c]);
+            const report = randomize(spec, value, source);
+            assert.equal(source.used, 4);
+            law[report] += (1 / steps) * (inside ? p : 1 - p) * (1 / choices);
+          }
+        }
+      }
+      for (let cell = 0; cell < cells; cell++) {
+        assert.ok(Math.abs(law[cell] - probabilities[cell]) < 1e-12, `cell ${cell}: ${law[cell]} vs ${probabilities[cell]}`);
+      }
+    }
+  }
+});
