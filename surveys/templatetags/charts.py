@@ -40,6 +40,7 @@ CHART_WIDTH = 360
 PLOT_LEFT, PLOT_RIGHT = 16, 288
 ROW_HEIGHT, BAR_HEIGHT, HEADER_HEIGHT, AXIS_HEIGHT = 50, 18, 22, 50
 LABEL_CHARACTERS = 40
+MEAN_PLOT_RIGHT = 344
 
 
 @register.filter
@@ -144,6 +145,46 @@ def group_chart(data: dict[str, Any], group: dict[str, Any]) -> dict[str, Any]:
         f"Bar chart: estimated share of each answer to “{question['text']}” among respondents "
         f"whose answer to “{data['by']['text']}” is “{group['label']}”, with 95% intervals",
     )
+
+
+@register.inclusion_tag("surveys/results/mean.svg.html")
+def mean_chart(question: dict[str, Any]) -> dict[str, Any]:
+    """A number question's mean on its range (``question["number"]``): a dot at the estimate,
+    the 95% interval's whisker with its caps, and the range's axis with its ends and middle
+    marked; every figure in words in its description."""
+    number = question["number"]
+    low, high, decimals = number["low"], number["high"], number["decimals"]
+    mean = number["mean"]
+
+    def x(value: float) -> str:
+        return _number(PLOT_LEFT + (MEAN_PLOT_RIGHT - PLOT_LEFT) * (value - low) / (high - low))
+
+    ends = f"{low:,.{decimals}f}", f"{high:,.{decimals}f}"
+    words = gettext(
+        "Mean %(mean)s, 95%% interval %(low)s to %(high)s, on the range from %(start)s to "
+        "%(end)s."
+    ) % {"mean": amount(mean["estimate"], decimals), "low": amount(mean["ci_low"], decimals),
+         "high": amount(mean["ci_high"], decimals), "start": ends[0], "end": ends[1]}
+    return {
+        "question": question,
+        "width": CHART_WIDTH,
+        "title": gettext("The estimated mean of “%(text)s” on its range, with its 95%% interval")
+        % {"text": question["text"]},
+        "description": words,
+        "axis_left": PLOT_LEFT,
+        "axis_right": MEAN_PLOT_RIGHT,
+        "ticks": [
+            {"x": x(value), "text": text} for value, text in (
+                (low, ends[0]), ((low + high) / 2, f"{(low + high) / 2:,.{decimals + 1}f}"),
+                (high, ends[1]),
+            )
+        ],
+        "whisker": (
+            f"M{x(mean['ci_low'])} 24H{x(mean['ci_high'])}"
+            f"M{x(mean['ci_low'])} 16V32M{x(mean['ci_high'])} 16V32"
+        ),
+        "dot": x(mean["estimate"]),
+    }
 
 
 def chart(question: dict[str, Any], title: str = "") -> dict[str, Any]:
