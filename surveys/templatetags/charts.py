@@ -148,10 +148,28 @@ def group_chart(data: dict[str, Any], group: dict[str, Any]) -> dict[str, Any]:
 
 
 @register.inclusion_tag("surveys/results/mean.svg.html")
-def mean_chart(question: dict[str, Any]) -> dict[str, Any]:
+def group_mean_chart(data: dict[str, Any], group: dict[str, Any]) -> dict[str, Any]:
+    """One group's mean in a breakdown of a number question (``breakdown_results``), drawn
+    as ``mean_chart`` draws the mean of all respondents."""
+    question = data["question"]
+    return mean_chart(
+        {
+            "position": f"{question['position']}-group-{group['index']}",
+            "text": question["text"],
+            "number": {**data["number"], "mean": group["mean"]},
+        },
+        gettext("The estimated mean of “%(text)s” among respondents whose answer to "
+                "“%(by)s” is “%(label)s”, with its 95%% interval")
+        % {"text": question["text"], "by": data["by"]["text"], "label": group["label"]},
+    )
+
+
+@register.inclusion_tag("surveys/results/mean.svg.html")
+def mean_chart(question: dict[str, Any], title: str = "") -> dict[str, Any]:
     """A number question's mean on its range (``question["number"]``): a dot at the estimate,
     the 95% interval's whisker with its caps, and the range's axis with its ends and middle
-    marked; every figure in words in its description."""
+    marked; every figure in words in its description. The title says whose mean it is: by
+    default, all respondents'."""
     number = question["number"]
     low, high, decimals = number["low"], number["high"], number["decimals"]
     mean = number["mean"]
@@ -168,8 +186,9 @@ def mean_chart(question: dict[str, Any]) -> dict[str, Any]:
     return {
         "question": question,
         "width": CHART_WIDTH,
-        "title": gettext("The estimated mean of “%(text)s” on its range, with its 95%% interval")
-        % {"text": question["text"]},
+        "title": title or gettext(
+            "The estimated mean of “%(text)s” on its range, with its 95%% interval"
+        ) % {"text": question["text"]},
         "description": words,
         "axis_left": PLOT_LEFT,
         "axis_right": MEAN_PLOT_RIGHT,

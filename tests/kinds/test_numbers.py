@@ -257,6 +257,7 @@ def test_a_breakdown_gives_the_mean_within_each_group(client, researcher):
     page = client.get(reverse("question-breakdown", args=[survey.pk, number.pk]),
                       {"by": yes_no.pk}).content.decode()
     assert "data-group-mean" in page and "data-mean-difference" in page
+    assert 'among respondents whose answer to “Student?” is “Yes”, with its 95% interval' in page
 
 
 def test_exports_carry_the_reports_their_labels_and_the_unbiased_values(client, researcher):
