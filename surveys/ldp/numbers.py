@@ -79,6 +79,8 @@ EM_TOLERANCE: float = 1e-9
 """EMS stops when no start's share moves by more than this in one step."""
 EM_MAX_STEPS: int = 5000
 
+NUMBER_INTERVAL_METHOD: str = "student-t"
+"""Name of the method behind a number's mean interval, for the pages."""
 NUMBER_INTERVAL_DESCRIPTION: str = (
     "Mean of a number: the average of the reports' unbiased values (each report's cell, "
     "corrected for the known randomization), in the question's unit; its 95% interval is "

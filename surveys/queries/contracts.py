@@ -18,6 +18,7 @@ class Methods(TypedDict):
     estimate: Method
     interval: Method
     mean_score: Method
+    number: Method
 
 
 class Wordings(TypedDict):

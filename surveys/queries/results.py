@@ -22,7 +22,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from surveys import ldp
-from surveys.ldp import anchors, scores
+from surveys.ldp import anchors, numbers, scores
 from surveys.models import STUDY_TEXTS, Question, Survey, Tally, total_epsilon
 from surveys.queries import revisions
 from surveys.queries.contracts import Metadata, QuestionResults, SurveyResults
@@ -43,6 +43,9 @@ METHODS = {
     "interval": {"name": ldp.INTERVAL_METHOD, "description": ldp.INTERVAL_DESCRIPTION},
     "mean_score": {
         "name": scores.MEAN_INTERVAL_METHOD, "description": scores.MEAN_INTERVAL_DESCRIPTION
+    },
+    "number": {
+        "name": numbers.NUMBER_INTERVAL_METHOD, "description": numbers.NUMBER_INTERVAL_DESCRIPTION
     },
 }
 """How the headline estimates and their intervals are made, for the pages and the JSON."""

@@ -201,6 +201,7 @@ def test_results_give_the_mean_with_its_interval_and_the_bins(client, researcher
     assert f'data-number-mean>{mean["estimate"]:.1f}</p>' in page
     assert f"95% interval {mean['ci_low']:.1f} to {mean['ci_high']:.1f}" in page
     assert "estimates without intervals" in page
+    assert "A number: its mean and its bins" in page
     assert (f"Mean {mean['estimate']:.1f}, 95% interval {mean['ci_low']:.1f} to "
             f"{mean['ci_high']:.1f}, on the range from 18 to 99.") in page  # its chart
     assert page.count("Break this question down by") == 1

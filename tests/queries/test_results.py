@@ -13,7 +13,7 @@ from surveys import ldp
 from surveys.actions.simulate import simulate_responses
 from surveys.actions.submissions import SubmissionError, submission_create
 from surveys.actions.surveys import open_survey
-from surveys.ldp import scores
+from surveys.ldp import numbers, scores
 from surveys.models import Choice, PrivacyPolicy, Question, Submission, Survey, Tally
 from surveys.queries import results
 from surveys.templatetags.charts import small_sample_answers
@@ -81,6 +81,10 @@ def test_it_names_the_estimator_and_the_interval_method(client, researcher, make
         "interval": {"name": ldp.INTERVAL_METHOD, "description": ldp.INTERVAL_DESCRIPTION},
         "mean_score": {
             "name": scores.MEAN_INTERVAL_METHOD, "description": scores.MEAN_INTERVAL_DESCRIPTION
+        },
+        "number": {
+            "name": numbers.NUMBER_INTERVAL_METHOD,
+            "description": numbers.NUMBER_INTERVAL_DESCRIPTION,
         },
     }
     page = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
