@@ -100,7 +100,7 @@ def number_problem(settings: dict[str, Any]) -> str:
     scale = 10**decimals
     if not low < high:
         return gettext("The smallest number must be below the largest.")
-    if (round(low * scale) != low * scale) or (round(high * scale) != high * scale):
+    if not all(math.isclose(round(x * scale), x * scale, abs_tol=1e-6) for x in (low, high)):
         return gettext("The ends of the range must have at most %(places)d decimal places.") % {
             "places": decimals}
     if (high - low) * scale > numbers.MAX_STEPS:

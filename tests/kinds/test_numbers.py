@@ -53,6 +53,17 @@ def test_a_researcher_adds_a_number_question_with_its_range_and_bins(client, res
     assert 'name="number_min"' in form and '"number": true' in form
 
 
+def test_a_decimal_number_question_keeps_its_places(client, researcher):
+    survey = Survey.objects.create(owner=researcher, title="T")
+    client.force_login(researcher)
+    response = add_question(client, survey, number_min="0.3", number_max="2.7",
+                            number_decimals="1", number_bins="1.5")
+    assert response.status_code == 302
+    mechanism = survey.ordered_questions()[0].mechanism()
+    assert (mechanism.steps, mechanism.bin_labels()) == (24, ["0.3 to 1.5", "1.5 to 2.7"])
+    assert list(mechanism.index([0.3, 1.1, 2.7])) == [0, 8, 24]
+
+
 def test_without_bins_a_number_question_gets_five_equal_ones(client, researcher):
     survey = Survey.objects.create(owner=researcher, title="T")
     client.force_login(researcher)
