@@ -52,6 +52,8 @@ def redo(prefix: str) -> list[dict]:
             mean = scores.mean_score(mechanism, counts, n)
         elif question["encoding"] == "sampled":  # check all that apply: options ticked
             mean = mechanism.mean_count(counts, n)
+        elif question["encoding"] == "number":  # a number: its mean; labels are its bins
+            mean = mechanism.mean(counts, n)
         print(f"\n{question['position']}. {question['text']} (n = {n})")
         for index, label in enumerate(question["labels"]):
             rows.append({

@@ -9,6 +9,7 @@ import {
   marginHeading,
   marginLines,
   meanScoreText,
+  numberTexts,
   oddsText,
   planText,
   truthText,
@@ -74,13 +75,14 @@ function show(data) {
     mechanism: data.mechanism,
     reason: data.reason,
   });
+  const number = numberTexts(data);
   body.replaceChildren(
     element("p", truth),
     element("p", odds),
     element("p", method),
-    element("p", marginHeading(data), "mb-1 fw-semibold small"),
-    list(marginLines(data)),
-    element("p", planText(data), "small mt-2 mb-0"),
+    element("p", number ? number.heading : marginHeading(data), "mb-1 fw-semibold small"),
+    list(number ? number.lines : marginLines(data)),
+    element("p", number ? number.plan : planText(data), "small mt-2 mb-0"),
   );
   const meanScore = meanScoreText(data);
   if (meanScore) body.append(element("p", meanScore, "small mt-2 mb-0"));
@@ -124,6 +126,7 @@ async function update() {
     groupShare: groupField.value,
     survey: budget.survey,
     question: budget.question,
+    number: { low: field("number_min")?.value, high: field("number_max")?.value, decimals: field("number_decimals")?.value },
   });
   pending?.abort();
   pending = new AbortController();
@@ -144,11 +147,13 @@ function toggleFields() {
     if (row) row.hidden = !shown;
   };
   show("choices", facts.typed);
+  for (const name of ["number_min", "number_max", "number_decimals", "number_bins"]) show(name, facts.number);
   for (const name of ["scale_points", "scale_low", "scale_high"]) show(name, facts.scale);
   show("known_percent", facts.anchor);
   show("mechanism_override", facts.method_choice);
   show("used_for_breakdowns", facts.groups);
   for (const name of ["offers_refusal", "optional", "condition"]) show(name, facts.extras);
+  shareField.closest(".mb-3").hidden = Boolean(facts.number); // a number has no answer's share
   groupRow.hidden = !grouping();
 }
 

@@ -81,6 +81,23 @@ export function meanScoreText(data) {
   });
 }
 
+// For a number question (`data.number`; null otherwise): the margin of error of its mean in
+// the question's own unit, for each planning size, and the respondents needed for a margin of
+// 5% of the range, whatever the answers.
+export function numberTexts(data) {
+  const plan = data.number;
+  if (!plan) return null;
+  const amount = (x) => `±${x.toLocaleString("en", { minimumFractionDigits: plan.decimals + 1, maximumFractionDigits: plan.decimals + 1 })}`;
+  return {
+    heading: interpolate(gettext("Expected margin of error (95%) of the mean, on the range from %(low)s to %(high)s, whatever the answers:"), { low: plan.low, high: plan.high }),
+    lines: plan.margins.map(({ n, margin }) => interpolate(gettext("%(n)s respondents: %(margin)s"), { n: count(n), margin: amount(margin) })),
+    plan: interpolate(gettext("For a margin of %(target)s on the mean: %(needed)s."), {
+      target: amount(plan.target_margin),
+      needed: respondents(plan.n_for_target_margin, data.planner_limit),
+    }),
+  };
+}
+
 // The words for a grouping question ("used for breakdowns"), from `data.grouping`: the advice,
 // the hint when its epsilon is below the suggestion (null otherwise), the margins within a group
 // (heading and lines, none without a group size), the planner sentence and its assumption.
@@ -147,9 +164,11 @@ export function answerCount({ facts, choices, scalePoints, extras = 0 }) {
 }
 
 // The query for `epsilon_explain` from the form's values.
-export function explainQuery({ epsilon, kind, facts, choices, scalePoints, extras, override, share, grouping, groupShare, survey, question }) {
+export function explainQuery({ epsilon, kind, facts, choices, scalePoints, extras, override, share, grouping, groupShare, survey, question, number }) {
   const k = answerCount({ facts, choices, scalePoints, extras });
   const query = { epsilon, kind, k: String(k), override: override ?? "", share: share ?? "" };
+  // A number question's range: its planner speaks in the question's own unit.
+  if (facts?.number && number) Object.assign(query, { low: number.low ?? "", high: number.high ?? "", decimals: number.decimals ?? "" });
   if (grouping) Object.assign(query, { grouping: "1", group_share: groupShare ?? "" });
   // The survey's other questions count in what respondents are told (the one edited does not).
   if (survey) Object.assign(query, { survey: String(survey), question: question ? String(question) : "" });
@@ -186,6 +205,7 @@ export function probabilityText(p) {
 export function truthText({ encoding, truth_probability: p }) {
   const probability = probabilityText(p);
   const sentences = {
+    number: gettext("Each respondent's browser sends one cell of a grid over the range instead of the number: one of a window of cells around it with probability %(probability)s, any other cell otherwise."),
     sampled: gettext("Each respondent's browser picks one option at random and sends only its box, kept as the respondent set it with probability %(probability)s, flipped otherwise; each option's share rests on about one report in k."),
     unary: gettext("Each choice is a separate box; the box of the true answer is ticked with probability %(probability)s, the others are ticked at random."),
     bit: gettext("We receive the respondent's true answer with probability %(probability)s; otherwise the opposite answer."),

@@ -11,6 +11,12 @@
 // encoding "sampled": check all that apply; the answer is k boxes (0/1). One box j is picked
 //                   uniformly, its value kept with probability p (= q) and flipped otherwise;
 //                   the report is [j, value] (surveys/ldp/checkall.py).
+// encoding "number": a bounded number, put on the grid of the range as the index i (0..steps)
+//                   of numberIndex. A window of `width` of the `cells`
+//                   output cells starts at s = floor(i (cells - width) / steps), moved up by
+//                   one with the exact probability of the remainder; the report is a cell of
+//                   the window with probability p, else one of the others, each uniformly
+//                   (surveys/ldp/numbers.py).
 
 const MAX_CATEGORIES = 1000;
 const TWO_POW_26 = 2 ** 26;
@@ -72,13 +78,47 @@ function epsilonOf(encoding, p, q) {
   return Math.log((p * (1 - q)) / ((1 - p) * q));
 }
 
+const MAX_STEPS = 10 ** 7;
+const MAX_DECIMALS = 3;
+
+// A number spec's checks: whole numbers of cells, width and steps, and p / width against
+// (1 - p) / (cells - width) within the odds e^epsilon.
+function validateNumberSpec({ cells, width, steps, decimals, low, high, p, epsilon }) {
+  const whole = (x, low, high) => Number.isInteger(x) && x >= low && x <= high;
+  if (!whole(cells, 3, MAX_CATEGORIES) || !whole(width, 1, cells - 2) || !whole(steps, 1, MAX_STEPS) || !whole(decimals, 0, MAX_DECIMALS)) {
+    throw new Error("a number spec needs whole numbers of cells, width, steps and decimals");
+  }
+  if (!(Number.isFinite(low) && Number.isFinite(high) && low < high)) {
+    throw new Error("a number spec needs a range low < high");
+  }
+  if (!isProbability(p)) throw new Error(`spec.p must be a number strictly between 0 and 1, got ${p}`);
+  if (typeof epsilon !== "number" || !(epsilon > 0) || !Number.isFinite(epsilon)) {
+    throw new Error(`spec.epsilon must be a positive number, got ${epsilon}`);
+  }
+  const ratio = (p * (cells - width)) / ((1 - p) * width);
+  if (!(ratio > 1)) throw new Error("spec.p would make reports uninformative or misleading");
+  if (Math.log(ratio) > epsilon + 1e-6) throw new Error("spec.p gives less privacy than spec.epsilon promises");
+}
+
+// The index (0..steps) of a number on the grid of a number spec's range: the number has at
+// most spec.decimals places, so number * 10^decimals is within rounding of a whole number
+// and Math.round finds it exactly. Throws outside the range.
+export function numberIndex(spec, value) {
+  const scale = 10 ** spec.decimals;
+  if (typeof value !== "number" || !Number.isFinite(value)) throw new Error(`not a number: ${value}`);
+  const index = Math.round(value * scale) - Math.round(spec.low * scale);
+  if (index < 0 || index > spec.steps) throw new Error(`${value} is outside [${spec.low}, ${spec.high}]`);
+  return index;
+}
+
 // Throws an Error with a clear message unless spec describes a mechanism this module can run
 // and its probabilities leak no more than the epsilon it advertises.
 export function validateSpec(spec) {
   if (spec === null || typeof spec !== "object") throw new Error("spec must be an object");
+  if (spec.encoding === "number") return validateNumberSpec(spec);
   const { encoding, k, p, q, epsilon } = spec;
   if (!["bit", "index", "unary", "sampled"].includes(encoding)) {
-    throw new Error(`spec.encoding must be "bit", "index", "unary" or "sampled", got ${encoding}`);
+    throw new Error(`spec.encoding must be "bit", "index", "unary", "sampled" or "number", got ${encoding}`);
   }
   if (!Number.isInteger(k) || k < 2 || k > MAX_CATEGORIES) {
     throw new Error(`spec.k must be a whole number from 2 to ${MAX_CATEGORIES}, got ${k}`);
@@ -104,11 +144,21 @@ export function validateSpec(spec) {
 }
 
 // Randomize one answer (an integer category: 0 = no / 1 = yes for yes/no questions; for
-// "sampled", an array of k 0/1, the ticked boxes). Returns 0|1 for "bit", an integer in
-// [0, k) for "index", an array of k 0/1 for "unary", [box, 0|1] for "sampled".
+// "sampled", an array of k 0/1, the ticked boxes; for "number", the number itself, in the
+// range with at most spec.decimals places). Returns 0|1 for "bit", an integer in [0, k) for "index", an array of k 0/1
+// for "unary", [box, 0|1] for "sampled", a cell in [0, cells) for "number".
 export function randomize(spec, answer, source = cryptoSource) {
   validateSpec(spec);
   const { encoding, k, p, q } = spec;
+  if (encoding === "number") {
+    const { cells, width, steps } = spec;
+    // i (cells - width) < 2^53: exact integers, so floor and remainder are exact.
+    const position = numberIndex(spec, answer) * (cells - width);
+    const start = Math.floor(position / steps) + (uniformInt(steps, source) < position % steps ? 1 : 0);
+    if (bernoulli(p, source)) return start + uniformInt(width, source);
+    const other = uniformInt(cells - width, source);
+    return other >= start ? other + width : other; // skip the window: uniform over the others
+  }
   if (encoding === "sampled") {
     if (!Array.isArray(answer) || answer.length !== k || !answer.every((x) => x === 0 || x === 1)) {
       throw new Error(`answer must be an array of ${k} zeros and ones`);

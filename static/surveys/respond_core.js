@@ -135,6 +135,9 @@ export function isValidReport(question, report) {
     return Array.isArray(report) && report.length === question.k && report.every(isBit);
   }
   if (question.encoding === "bit") return isBit(report);
+  if (question.encoding === "number") {
+    return Number.isInteger(report) && report >= 0 && report < question.spec.cells;
+  }
   if (question.encoding === "sampled") {
     return Array.isArray(report) && report.length === 2 && Number.isInteger(report[0]) &&
       report[0] >= 0 && report[0] < question.k && isBit(report[1]);
@@ -142,7 +145,9 @@ export function isValidReport(question, report) {
   return Number.isInteger(report) && report >= 0 && report < question.k;
 }
 
-const isAnswer = (answer) => Number.isInteger(answer) || Array.isArray(answer);
+// An answer: a category index, a number question's number, or a check-all question's ticked
+// boxes (ticking none is an answer too).
+const isAnswer = (answer) => Number.isFinite(answer) || Array.isArray(answer);
 
 /** Whether the respondent is asked `question`: always, unless it is conditional and its
  * condition's answer (in `answers`) is not the one it is asked under. */
@@ -151,8 +156,7 @@ export function isAsked(question, answers) {
 }
 
 /** The questions that still need an answer: asked, not optional, and with no answer yet
- * (answers: question id -> category index, or the ticked boxes of a check-all question, where
- * ticking none is an answer too). */
+ * (answers: question id -> an answer, see isAnswer). */
 export function unanswered(questions, answers) {
   return questions.filter(
     (question) => isAsked(question, answers) && !question.optional && !isAnswer(answers[question.id]),
@@ -219,6 +223,9 @@ export function describeReport(question, report) {
     const [box, ticked] = report;
     const text = ticked ? gettext("“%(label)s”: ticked") : gettext("“%(label)s”: not ticked");
     return interpolate(text, { label: question.labels[box] });
+  }
+  if (question.encoding === "number") {
+    return interpolate(gettext("cell %(cell)s of %(cells)s"), { cell: report + 1, cells: question.spec.cells });
   }
   if (question.encoding !== "unary") {
     return question.labels[report] ?? interpolate(gettext("answer %(number)s"), { number: report + 1 });

@@ -95,7 +95,8 @@ def simulate_responses(
 ) -> None:
     """Store ``n`` respondents whose true answers to each question are drawn independently
     from ``truth[question id]`` (a distribution over its k answers; for a check-all question,
-    the share who tick each of its k options, each option drawn on its own) or, for the
+    the share who tick each of its k options, each option drawn on its own; for a number
+    question, over its k bins, the number uniform on the grid within the bin) or, for the
     questions in ``given``, from ``given[id]["shares"][a]`` where a is the respondent's answer
     to the question ``given[id]["question"]`` (drawn before it: from its truth, or within the
     groups of an earlier question); each randomized with its question's mechanism. The
@@ -115,9 +116,27 @@ def simulate_responses(
             shares = _shares(question, truth.get(question.pk, ()))
             rows = np.broadcast_to(shares, (n, len(shares)))
         values[question.pk] = _draw(rows, rng, ticks_each=_ticks_each(question))
-    store_reports(
-        survey, {q.pk: q.mechanism().perturb(values[q.pk], rng) for q in questions}
-    )
+    store_reports(survey, {
+        q.pk: q.mechanism().perturb(_true_values(q, values[q.pk], rng), rng) for q in questions
+    })
+
+
+def _true_values(question, drawn: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """What the mechanism randomizes: the answers drawn, or for a number question, whose
+    truth is the share of respondents in each of its bins, a number drawn uniformly from the
+    grid of the range within each respondent's bin."""
+    mechanism = question.mechanism()
+    if mechanism.encoding != "number":
+        return drawn
+    scale = 10**mechanism.decimals
+    cuts = np.array([mechanism.low, *mechanism.edges, mechanism.high]) - mechanism.low
+    first = np.ceil(np.round(cuts[:-1] * scale, 9)).astype(np.int64)  # a bin's first index
+    after = np.ceil(np.round(cuts[1:] * scale, 9)).astype(np.int64)  # the next bin's first
+    after[-1] = mechanism.steps + 1  # the last bin holds the top of the range
+    if np.any(after <= first):
+        raise ValueError(f"A bin of “{question.text}” holds no number of its grid.")
+    index = first[drawn] + (rng.random(drawn.size) * (after - first)[drawn]).astype(np.int64)
+    return mechanism.low + index / scale
 
 
 def _ticks_each(question) -> bool:

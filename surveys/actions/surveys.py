@@ -75,6 +75,10 @@ def duplicate_survey(survey: Survey) -> Survey:
                 # Conditions come before the questions that depend on them: copied already.
                 asked_if_id=new_ids.get(str(question.asked_if_id)),
                 asked_if_answer=question.asked_if_answer,
+                number_min=question.number_min,
+                number_max=question.number_max,
+                number_decimals=question.number_decimals,
+                number_bins=question.number_bins,
             )
             Choice.objects.bulk_create(
                 [

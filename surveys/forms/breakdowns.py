@@ -45,9 +45,7 @@ class BreakdownForm(forms.Form):
         if group.pk == self.question.pk:
             raise forms.ValidationError(gettext("A question cannot be broken down by itself."))
         if not group.question_kind.groups:
-            raise forms.ValidationError(gettext(
-                "A check-all question cannot group respondents: each ticks a set, not one answer."
-            ))
+            raise forms.ValidationError(str(group.question_kind.cannot_group))
         return group
 
     def clean(self) -> dict:

@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from surveys import kinds, ldp
 from surveys.actions.questions import save_question
 from surveys.helpers.numbers import epsilon as epsilon_text
+from surveys.kinds.numbers import parse_edges
 from surveys.models import PrivacyPolicy, Question, condition_problem
 
 
@@ -74,7 +75,8 @@ class QuestionForm(forms.ModelForm):
     class Meta:
         model = Question
         fields = [
-            "text", "help_text", "kind", "used_for_breakdowns", "epsilon", "mechanism_override",
+            "text", "help_text", "kind", "number_min", "number_max", "number_decimals",
+            "number_bins", "used_for_breakdowns", "epsilon", "mechanism_override",
             "offers_refusal", "optional",
         ]
         labels = {
@@ -84,6 +86,10 @@ class QuestionForm(forms.ModelForm):
             "epsilon": _("Privacy level (epsilon)"),
             "mechanism_override": _("Randomization method"),
             "used_for_breakdowns": _("Used for breakdowns (a grouping question)"),
+            "number_min": _("Smallest number"),
+            "number_max": _("Largest number"),
+            "number_decimals": _("Decimal places"),
+            "number_bins": _("Bins for the distribution (optional)"),
         }
         help_texts = {
             "epsilon": lazy(
@@ -96,6 +102,11 @@ class QuestionForm(forms.ModelForm):
             )(),
         }
         widgets = {
+            "number_min": forms.NumberInput(attrs={"step": "any", "inputmode": "decimal"}),
+            "number_max": forms.NumberInput(attrs={"step": "any", "inputmode": "decimal"}),
+            "number_decimals": forms.NumberInput(
+                attrs={"min": 0, "max": 3, "inputmode": "numeric"}
+            ),
             "epsilon": forms.NumberInput(
                 attrs={"step": "any", "min": f"{ldp.MIN_EPSILON:g}", "inputmode": "decimal"}
             ),
@@ -114,6 +125,8 @@ class QuestionForm(forms.ModelForm):
                 self.initial.update(
                     scale_points=len(labels), scale_low=labels[0], scale_high=labels[-1]
                 )
+        if self.instance.number_decimals is None:
+            self.initial["number_decimals"] = 0
         if self.instance.known_share is not None:
             self.initial["known_percent"] = 100 * self.instance.known_share
         if not policy.allow_mechanism_override:
@@ -160,14 +173,35 @@ class QuestionForm(forms.ModelForm):
                 "known_percent", gettext("Only yes/no questions can be validation anchors.")
             )
         if kind is not None and not kind.groups and cleaned.get("used_for_breakdowns"):
-            self.add_error("used_for_breakdowns", gettext(
-                "A check-all question cannot group respondents: each ticks a set, not one answer."
-            ))
+            self.add_error("used_for_breakdowns", str(kind.cannot_group))
+        if kind is kinds.NUMBER:
+            self._check_number(cleaned)
         if kind is not None:
             field = "scale_low" if kind.scored else "choices"
             for problem in kind.answer_problems(cleaned.get("choices", [])):
                 self.add_error(field, problem)
         return cleaned
+
+    def _check_number(self, cleaned: dict) -> None:
+        """A number question's range, places and bins (``kinds.NUMBER.settings_problems``)."""
+        if cleaned.get("number_decimals") is None:
+            cleaned["number_decimals"] = 0
+        if cleaned.get("number_min") is None or cleaned.get("number_max") is None:
+            for name in ("number_min", "number_max"):
+                if cleaned.get(name) is None and name not in self.errors:
+                    self.add_error(name, gettext("A number question needs this."))
+            return
+        try:
+            parse_edges(cleaned.get("number_bins", ""))
+        except ValueError:
+            self.add_error("number_bins", gettext(
+                "Type the bins' edges as numbers separated by commas, for example 25, 45, 65."
+            ))
+            return
+        probe = Question(**{name: cleaned.get(name) for name in (
+            "number_min", "number_max", "number_decimals", "number_bins")})
+        for problem in kinds.NUMBER.settings_problems("", kinds.NUMBER.settings(probe)):
+            self.add_error("number_max", problem)
 
     def save(self, commit: bool = True) -> Question:
         """The question with its answers, through ``surveys.actions.questions``."""

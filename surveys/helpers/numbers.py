@@ -3,7 +3,8 @@
 ``{{ 0.0001|epsilon }}`` is "0.0001" (``{{ 1.0|epsilon }}`` "1", ``{{ 2.25|epsilon }}``
 "2.25"), ``{{ 1799000|thousands }}`` "1,799,000" (counts) and ``{{ 0.1234|percent }}``
 "12.3%" (shares), ``{{ 3.456|score }}`` "3.46" and ``{{ -0.5|signed_score }}`` "−0.50" (mean
-scores of rating scales and their differences), ``{{ 0.0123|p_value }}`` "p = 0.012" (tests);
+scores of rating scales and their differences), ``{{ 41.25|amount:0 }}`` "41.3" (means of
+number questions, in their unit), ``{{ 0.0123|p_value }}`` "p = 0.012" (tests);
 ``{% load numbers %}`` makes them template
 filters. Views call them. The authoring panel's script mirrors them
 (static/surveys/epsilon_core.js: ``epsilonText``, ``count``, ``percent``).
@@ -43,6 +44,17 @@ def percent(proportion: float | None) -> str:
 def score(value: float | None) -> str:
     """A mean score on a rating scale (points 1..k) with two decimals: "3.46"."""
     return UNKNOWN if value is None else f"{value:.2f}"
+
+
+def amount(value: float | None, decimals: int = 0) -> str:
+    """A number in a number question's unit, with one place more than its answers have:
+    "41.3" for whole numbers, "2.475" for two places; "−3.0" below zero."""
+    if value is None:
+        return UNKNOWN
+    text = f"{value:,.{int(decimals) + 1}f}"
+    if float(text.replace(",", "")) == 0:  # no "−0.0"
+        text = text.lstrip("-")
+    return text.replace("-", "−")
 
 
 def p_value(value: float | None) -> str:

@@ -56,7 +56,7 @@ def describe_protection(mechanism: ldp.Mechanism) -> str:
     """How often the true answer gets through and how much a received report proves, for
     one question randomized with `mechanism` (yes/no: p = P(yes | yes), q = P(no | no);
     index: truth w.p. p, each other answer w.p. q; unary: own box ticked w.p. p, others q;
-    sampled: one box picked at random, kept w.p. p)."""
+    sampled: one box picked at random, kept w.p. p; number: a cell of the window w.p. p)."""
     p, q, k = mechanism.p, mechanism.q, mechanism.k
     if mechanism.encoding == "bit":
         if math.isclose(p, q):
@@ -101,6 +101,14 @@ def describe_protection(mechanism: ldp.Mechanism) -> str:
             "Whatever we receive is %(likely)s to come from one set of ticked boxes "
             "than from any other."
         ) % {"k": k, "p": percent(p), "likely": _likely(_odds_limit(mechanism))}
+    if mechanism.encoding == "number":
+        return _(
+            "Your browser sends one of %(cells)s cells of a grid over the range instead of "
+            "your number: in %(p)s of cases one of a window of cells around your number, in "
+            "the others any other cell. Whatever we receive is %(likely)s to come from one "
+            "number than from any other."
+        ) % {"cells": mechanism.cells, "p": percent(p),
+             "likely": _likely(_odds_limit(mechanism))}
     return _(
         "Your answer is sent as a row of %(k)s boxes, one per choice, with only your choice "
         "ticked. Before anything is sent, your browser redraws every box at random: the box "
@@ -112,13 +120,13 @@ def describe_protection(mechanism: ldp.Mechanism) -> str:
 
 def describe_survey_protection(mechanisms: list[ldp.Mechanism]) -> str:
     """A summary for a whole survey: the range of chances that a true answer gets through.
-    Empty for no questions, and when every question sends a row of boxes or one box of a
-    check-all question (no such chance: not a whole answer). The odds are ``survey_odds``'s,
-    said once on the page, not here again."""
+    Empty for no questions, and when every question sends a row of boxes, one box of a
+    check-all question or a number's cell (no such chance: not a whole answer). The odds
+    are ``survey_odds``'s, said once on the page, not here again."""
     chances = [
         chance
         for m in mechanisms
-        if m.encoding not in ("unary", "sampled")
+        if m.encoding not in ("unary", "sampled", "number")
         for chance in ((m.p, m.q) if m.encoding == "bit" else (m.p,))
     ]
     if not chances:

@@ -24,6 +24,7 @@ docs/kinds.md says how to add a kind.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.utils import translation
 from django.utils.functional import Promise
@@ -56,6 +57,8 @@ class QuestionKind:
     groups: bool = True
     """Whether its questions can group others in breakdowns: one answer per respondent (a
     check-all question has a set, not one answer)."""
+    cannot_group: Promise | None = None
+    """Why its questions cannot group others, in a sentence (for a kind without ``groups``)."""
     scored: bool = False
     """Whether its answers are the ordered points 1..k of a scale, whose mean score results
     and breakdowns show (``surveys.ldp.scores``)."""
@@ -92,9 +95,17 @@ class QuestionKind:
         with translation.override(language):
             return [str(answer) for answer in self.fixed_answers]
 
-    def mechanism(self, epsilon: float, k: int, override: str = "") -> ldp.Mechanism:
+    def settings(self, question: Any) -> dict[str, Any]:
+        """What else of ``question`` (a ``Question``) its mechanism needs, as keyword
+        arguments of ``mechanism``: none, but a number question's range and bins."""
+        return {}
+
+    def mechanism(
+        self, epsilon: float, k: int, override: str = "", **settings: Any
+    ) -> ldp.Mechanism:
         """The randomizer of a question of this kind with ``k`` answers at ``epsilon``
-        (``override``: a mechanism the researcher chose, where the policy allows it)."""
+        (``override``: a mechanism the researcher chose, where the policy allows it;
+        ``settings``: ``settings(question)``)."""
         raise NotImplementedError
 
     def mechanism_reason(self, epsilon: float, k: int, override: str = "") -> str:
@@ -114,8 +125,11 @@ class QuestionKind:
                     % {"limit": MAX_CHOICE_LENGTH}]
         return []
 
-    def readiness_problems(self, text: str, labels: list[str]) -> list[str]:
-        """What stops a question of this kind with these answers from being opened."""
+    def readiness_problems(
+        self, text: str, labels: list[str], settings: dict[str, Any] | None = None
+    ) -> list[str]:
+        """What stops a question of this kind with these answers (and ``settings``) from
+        being opened."""
         if self.choices and len(labels) < self.min_choices:
             return [gettext("“%(text)s” needs at least two choices.") % {"text": text}]
         return []

@@ -10,7 +10,9 @@ from surveys.kinds.base import QuestionKind
 
 
 class CategoricalKind(QuestionKind):
-    def mechanism(self, epsilon: float, k: int, override: str = "") -> ldp.Mechanism:
+    def mechanism(
+        self, epsilon: float, k: int, override: str = "", **settings: object
+    ) -> ldp.Mechanism:
         return ldp.choose_categorical(epsilon, max(k, 2), override or None)
 
     def mechanism_reason(self, epsilon: float, k: int, override: str = "") -> str:

@@ -12,7 +12,9 @@ from surveys.kinds.base import QuestionKind
 
 
 class CheckAllKind(QuestionKind):
-    def mechanism(self, epsilon: float, k: int, override: str = "") -> ldp.SampledBoxes:
+    def mechanism(
+        self, epsilon: float, k: int, override: str = "", **settings: object
+    ) -> ldp.SampledBoxes:
         return ldp.sampled_boxes(epsilon, min(max(k, 2), ldp.MAX_OPTIONS))
 
     def mechanism_reason(self, epsilon: float, k: int, override: str = "") -> str:
@@ -28,7 +30,9 @@ class CheckAllKind(QuestionKind):
                     % {"limit": ldp.MAX_OPTIONS}]
         return super().answer_problems(labels)
 
-    def readiness_problems(self, text: str, labels: list[str]) -> list[str]:
+    def readiness_problems(
+        self, text: str, labels: list[str], settings: dict | None = None
+    ) -> list[str]:
         if len(labels) > ldp.MAX_OPTIONS:
             return [gettext("“%(text)s” has more than %(limit)d options.")
                     % {"text": text, "limit": ldp.MAX_OPTIONS}]
@@ -44,6 +48,9 @@ CHECK_ALL = CheckAllKind(
     answer_control="check_all",
     groups=False,
     extras=False,
+    cannot_group=_(
+        "A check-all question cannot group respondents: each ticks a set, not one answer."
+    ),
 )
 """Check-all-that-apply questions; results add the mean number of options ticked, and
 breakdowns give each option's share within groups (``ldp.checkall.option_breakdowns``)."""

@@ -37,7 +37,9 @@ class RatingKind(CategoricalKind):
                     % {"limit": MAX_CHOICE_LENGTH}]
         return []
 
-    def readiness_problems(self, text: str, labels: list[str]) -> list[str]:
+    def readiness_problems(
+        self, text: str, labels: list[str], settings: dict | None = None
+    ) -> list[str]:
         if len(labels) not in SCALE_POINTS:
             return [gettext("“%(text)s” needs a scale of 5 or 7 points.") % {"text": text}]
         return []

@@ -13,7 +13,9 @@ class YesNoKind(QuestionKind):
     """With an extra answer ("No answer", "Not asked") a yes/no question has three or four
     answers, randomized like multiple choice."""
 
-    def mechanism(self, epsilon: float, k: int = 2, override: str = "") -> ldp.Mechanism:
+    def mechanism(
+        self, epsilon: float, k: int = 2, override: str = "", **settings: object
+    ) -> ldp.Mechanism:
         if k > 2:
             return ldp.choose_categorical(epsilon, k)
         return ldp.randomized_response(epsilon)

@@ -40,6 +40,7 @@ from .mechanisms import (
     test_vectors,
     z_value,
 )
+from .numbers import NumberWindow, number_window
 
 __all__ = [
     "CATEGORICAL", "EXACT_BELOW_VARIANCE", "HEADLINE_DESCRIPTION", "HEADLINE_METHOD",
@@ -49,4 +50,5 @@ __all__ = [
     "choose_categorical", "epsilon_from_matrix", "forced_response", "from_spec", "grr",
     "keep_probabilities", "oue", "project_simplex", "randomized_response", "sue",
     "test_vectors", "z_value", "MAX_OPTIONS", "SampledBoxes", "sampled_boxes",
+    "NumberWindow", "number_window",
 ]

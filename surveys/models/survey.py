@@ -10,6 +10,7 @@ import math
 import re
 import secrets
 from collections.abc import Iterable
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -244,6 +245,19 @@ class Question(models.Model):
             "larger epsilon: it is less sensitive, and every group's figures rest on it."
         ),
     )
+    number_min = models.FloatField(_("smallest number"), null=True, blank=True)
+    number_max = models.FloatField(_("largest number"), null=True, blank=True)
+    number_decimals = models.PositiveSmallIntegerField(
+        _("decimal places"), null=True, blank=True,
+        help_text=_("0 for whole numbers; at most 3."),
+    )
+    number_bins = models.CharField(
+        _("bins (optional)"), max_length=500, blank=True, default="",
+        help_text=_(
+            "The numbers where one bin of the distribution ends and the next begins, "
+            "separated by commas, for example 25, 45, 65. Left blank: five equal bins."
+        ),
+    )
     known_share = models.FloatField(
         _("known true share"),
         null=True,
@@ -427,7 +441,8 @@ class Question(models.Model):
         if self.spec is not None:
             return ldp.from_spec(self.spec)
         return build_mechanism(
-            self.kind, self.epsilon, len(self.all_labels()), self.mechanism_override
+            self.kind, self.epsilon, len(self.all_labels()), self.mechanism_override,
+            **self.question_kind.settings(self),
         )
 
 
@@ -463,10 +478,13 @@ def refuse_if_frozen(survey: Survey) -> None:
         raise ValidationError(FROZEN_MESSAGE, code="frozen")
 
 
-def build_mechanism(kind: str, epsilon: float, k: int, override: str = "") -> ldp.Mechanism:
+def build_mechanism(
+    kind: str, epsilon: float, k: int, override: str = "", **settings: Any
+) -> ldp.Mechanism:
     """The mechanism a question of ``kind`` (a value of ``Question.kind``) with ``k`` answers
-    gets at ``epsilon``: its kind's (``surveys.kinds``)."""
-    return kinds.KINDS[kind].mechanism(epsilon, k, override)
+    gets at ``epsilon``: its kind's (``surveys.kinds``; ``settings``: a number question's
+    range and bins)."""
+    return kinds.KINDS[kind].mechanism(epsilon, k, override, **settings)
 
 
 class Choice(models.Model):

@@ -22,6 +22,7 @@ from django.db.models import F, Func, TextField
 from surveys import ldp
 from surveys.helpers import numbers
 from surveys.ldp import checkall, joint, scores
+from surveys.ldp import numbers as number_means
 from surveys.models import PairTally, Question, Survey
 from surveys.queries.contracts import BreakdownQuestion, BreakdownResults, MeanScore
 from surveys.queries.results import CACHE_SECONDS, snapshot
@@ -173,12 +174,15 @@ def _computed(
 ) -> BreakdownResults:
     positions = {q.pk: position for position, q in enumerate(survey.ordered_questions(), 1)}
     mechanism = question.mechanism()
-    found = (
-        checkall.option_breakdowns(group.mechanism(), mechanism, counts)
-        if isinstance(mechanism, ldp.SampledBoxes)
-        else joint.breakdown(group.mechanism(), mechanism, counts)
-    )
-    group_labels, answer_labels = group.all_labels(), question.all_labels()
+    number = isinstance(mechanism, ldp.NumberWindow)
+    found: Any
+    if number:  # a number has no answers to share out: its mean within each group
+        found = number_means.number_breakdown(group.mechanism(), mechanism, counts)
+    elif isinstance(mechanism, ldp.SampledBoxes):
+        found = checkall.option_breakdowns(group.mechanism(), mechanism, counts)
+    else:
+        found = joint.breakdown(group.mechanism(), mechanism, counts)
+    group_labels, answer_labels = group.all_labels(), [] if number else question.all_labels()
     if compare is None:
         compare = largest_groups(found.group_share)
     difference = found.difference(*compare)
@@ -218,6 +222,9 @@ def _computed(
                 "mean_score": None if means is None else _mean(
                     means.estimate[g], means.ci_low[g], means.ci_high[g]
                 ),
+                "mean": None if not number else _mean(
+                    found.means.estimate[g], found.means.ci_low[g], found.means.ci_high[g]
+                ),
             }
             for g in range(len(group_labels))
         ],
@@ -235,6 +242,7 @@ def _computed(
                 for a in range(len(answer_labels))
             ],
             "mean_score": None if means is None else _mean(*means.difference(*compare)),
+            "mean": None if not number else _mean(*found.means.difference(*compare)),
         },
         "association": {
             "statistic": _number(association.statistic),
@@ -244,7 +252,13 @@ def _computed(
             "summary": association_summary(association.p_value),
         },
         "methods": METHODS,
+        "number": _number_unit(mechanism) if number else None,
     }
+
+
+def _number_unit(mechanism: ldp.NumberWindow) -> dict[str, Any]:
+    """What the page needs to write a number question's means in its unit."""
+    return {"low": mechanism.low, "high": mechanism.high, "decimals": mechanism.decimals}
 
 
 METHODS = {
@@ -253,6 +267,7 @@ METHODS = {
     "difference_interval": joint.DIFFERENCE_INTERVAL_DESCRIPTION,
     "association": joint.ASSOCIATION_DESCRIPTION,
     "mean_score": scores.GROUP_MEAN_DESCRIPTION,
+    "mean": number_means.GROUP_MEAN_DESCRIPTION,
 }
 """How a breakdown's figures are made, one sentence each, for the pages and the JSON."""
 
@@ -319,16 +334,25 @@ BREAKDOWN_COLUMNS = [
     "group_index", "group", "group_size", "group_share", "group_ci_low", "group_ci_high",
     "small_group", "answer_index", "answer", "share", "ci_low", "ci_high", "joint",
     "joint_ci_low", "joint_ci_high", "n", "group_mean_score", "group_mean_score_ci_low",
-    "group_mean_score_ci_high",
+    "group_mean_score_ci_high", "group_mean", "group_mean_ci_low", "group_mean_ci_high",
 ]
-"""The last three: a rating scale's mean score within the group, with its 95% interval
-(repeated on each of the group's rows; empty for other kinds)."""
+"""``group_mean_score`` and its interval: a rating scale's mean score within the group, with
+its 95% interval (repeated on each of the group's rows; empty for other kinds).
+``group_mean`` and its interval: a number question's mean within the group, in its unit,
+on one row per group whose answer columns are empty (a number has no answers to share
+out); empty for other kinds."""
 
 
 def breakdown_rows(results: BreakdownResults) -> Iterator[list[Any]]:
     """The breakdown CSV: a header, then one row per (group, answer)."""
     yield BREAKDOWN_COLUMNS
     for group in results["groups"]:
+        if group["mean"] is not None:
+            yield [
+                group["index"], group["label"], group["size"], group["share"], group["ci_low"],
+                group["ci_high"], group["small"], *[""] * 8, results["n"], "", "", "",
+                *(group["mean"][key] for key in ("estimate", "ci_low", "ci_high")),
+            ]
         for answer in group["answers"]:
             yield [
                 group["index"], group["label"], group["size"], group["share"], group["ci_low"],
@@ -339,4 +363,5 @@ def breakdown_rows(results: BreakdownResults) -> Iterator[list[Any]]:
                     ["", "", ""] if group["mean_score"] is None
                     else [group["mean_score"][key] for key in ("estimate", "ci_low", "ci_high")]
                 ),
+                "", "", "",
             ]

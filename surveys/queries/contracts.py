@@ -19,6 +19,7 @@ class Methods(TypedDict):
     interval: Method
     mean_score: Method
     among: Method
+    number: Method
 
 
 class Wordings(TypedDict):
@@ -111,6 +112,18 @@ class QuestionResults(TypedDict):
     mean_count: QuestionMeanScore | None  # check-all questions only: options ticked, 0..k
     extra_answers: int  # its last answers that are not its own: "No answer", "Not asked"
     among: Among | None  # with extra answers: its own answers' shares among those who gave one
+    number: NumberResults | None  # number questions only
+
+
+class NumberResults(TypedDict):
+    low: float
+    high: float
+    decimals: int
+    edges: list[float]
+    mean: QuestionMeanScore  # in the question's unit; estimate None without reports
+    mean_margin: float | None  # half-width of the mean's 95% interval now, worst case
+    target_margin: float  # 5% of the range
+    n_for_target_margin: int | None
 
 
 class SurveyResults(TypedDict):
@@ -158,6 +171,7 @@ class Group(TypedDict):
     small: bool
     answers: list[GroupAnswer]
     mean_score: MeanScore | None  # rating scales only
+    mean: MeanScore | None  # number questions only, in the question's unit
 
 
 class DifferenceAnswer(TypedDict):
@@ -173,6 +187,7 @@ class Difference(TypedDict):
     labels: list[str]
     answers: list[DifferenceAnswer]
     mean_score: MeanScore | None  # rating scales only: the first group's minus the second's
+    mean: MeanScore | None  # number questions only: the first group's minus the second's
 
 
 class Association(TypedDict):
@@ -189,6 +204,7 @@ class BreakdownMethods(TypedDict):
     difference_interval: str
     association: str
     mean_score: str
+    mean: str
 
 
 class BreakdownResults(TypedDict):
@@ -201,6 +217,7 @@ class BreakdownResults(TypedDict):
     association: Association
     methods: BreakdownMethods
     snapshot: str
+    number: dict[str, Any] | None  # number questions: low, high, decimals
 
 
 class MetadataSurvey(TypedDict):
@@ -235,6 +252,7 @@ class QuestionMetadata(TypedDict):
     rrlogit: str | None
     translations: dict[str, dict[str, Any]]
     scores: list[int] | None  # rating scales only: the score of each label, 1..k
+    unbiased_values: list[float] | None  # number questions only: each cell's unbiased value
 
 
 class Metadata(TypedDict):

@@ -22,7 +22,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from surveys import ldp
-from surveys.ldp import among, anchors, scores
+from surveys.ldp import among, anchors, numbers, scores
 from surveys.models import STUDY_TEXTS, Question, Survey, Tally, total_epsilon
 from surveys.queries import revisions
 from surveys.queries.contracts import Metadata, QuestionResults, SurveyResults
@@ -45,6 +45,9 @@ METHODS = {
         "name": scores.MEAN_INTERVAL_METHOD, "description": scores.MEAN_INTERVAL_DESCRIPTION
     },
     "among": {"name": among.AMONG_METHOD, "description": among.AMONG_DESCRIPTION},
+    "number": {
+        "name": numbers.NUMBER_INTERVAL_METHOD, "description": numbers.NUMBER_INTERVAL_DESCRIPTION
+    },
 }
 """How the headline estimates and their intervals are made, for the pages and the JSON."""
 
@@ -168,6 +171,21 @@ def mean_score_plan(mechanism: ldp.Mechanism, sizes: tuple[int, ...]) -> dict[st
     }
 
 
+def number_plan(mechanism: ldp.NumberWindow, sizes: tuple[int, ...]) -> dict[str, Any]:
+    """The planner's figures for a number question's mean, in its unit and in the worst case
+    over the answers: the margin of error with each of ``sizes`` respondents, and the
+    respondents needed for ``TARGET_MARGIN`` of the range (None beyond the planner's
+    limit)."""
+    return {
+        "low": mechanism.low,
+        "high": mechanism.high,
+        "decimals": mechanism.decimals,
+        "target_margin": TARGET_MARGIN * mechanism.span,
+        "n_for_target_margin": respondents_needed(mechanism, TARGET_MARGIN),
+        "margins": [{"n": n, "margin": mechanism.mean_margin(n)} for n in sizes],
+    }
+
+
 def question_results(
     question: Question, position: int, counts: list[int] | None, n: int
 ) -> QuestionResults:
@@ -214,10 +232,16 @@ def question_results(
     nobody may decline) with 95% intervals (``METHODS["among"]``), and ``answered`` their
     share; a rating scale's ``mean_score`` is then the mean among them. Without reports
     every estimate is None and every interval [0, 1].
+
+    ``number``, for a number question (``number_results``): its range, the mean with its 95%
+    interval and the planner in the question's unit; its ``categories`` are its bins, whose
+    shares have no interval (``ci_low``, ``ci_high``, ``std_error`` and the unbiased
+    interval None, ``support_count`` None: reports fall in cells, not bins).
     """
     mechanism = question.mechanism()
-    labels = question.all_labels()
-    own = len(question.labels())
+    number = isinstance(mechanism, ldp.NumberWindow)
+    labels = mechanism.bin_labels() if number else question.all_labels()
+    own = len(labels) if number else len(question.labels())
     needed = respondents_needed(mechanism, TARGET_MARGIN)
     margin = mechanism.margin_of_error(n) if n else None
     result: QuestionResults = {
@@ -242,6 +266,7 @@ def question_results(
         "mean_count": None,
         "extra_answers": len(labels) - own,
         "among": None,
+        "number": number_results(mechanism, counts, n) if number else None,
     }
     scored = question.question_kind.scored
     reported = (counts, n) if counts else ([0] * mechanism.k, 0)
@@ -268,14 +293,14 @@ def question_results(
             "index": c,
             "label": labels[c],
             "estimate": float(estimate.headline[c]),
-            "ci_low": float(estimate.ci_low[c]),
-            "ci_high": float(estimate.ci_high[c]),
+            "ci_low": _finite(estimate.ci_low[c]),
+            "ci_high": _finite(estimate.ci_high[c]),
             "small_sample": bool(estimate.small_sample[c]),
-            "support_count": int(estimate.counts[c]),
+            "support_count": None if number else int(estimate.counts[c]),
             "unbiased": float(estimate.proportions[c]),
-            "std_error": float(estimate.std_errors[c]),
-            "unbiased_ci_low": float(unbiased_low[c]),
-            "unbiased_ci_high": float(unbiased_high[c]),
+            "std_error": _finite(estimate.std_errors[c]),
+            "unbiased_ci_low": _finite(unbiased_low[c]),
+            "unbiased_ci_high": _finite(unbiased_high[c]),
             "mle": float(estimate.mle[c]),
             "consistent": float(estimate.consistent[c]),
             "truth": truth[c] if truth else None,
@@ -287,20 +312,40 @@ def question_results(
     return result
 
 
+def _finite(x: float) -> float | None:
+    """A figure for the JSON: None where there is none (NaN, a number question's bins'
+    intervals)."""
+    return float(x) if math.isfinite(x) else None
+
+
+def number_results(
+    mechanism: ldp.NumberWindow, counts: list[int] | None, n: int
+) -> dict[str, Any]:
+    """A number question's figures in its own unit (``contracts.NumberResults``): its range,
+    places and bins' edges; the ``mean`` with its 95% interval (``NumberWindow.mean``; its
+    estimate None without reports, its interval the range); ``mean_margin``, the worst-case
+    half-width of that interval with n reports (None without), and the respondents needed
+    for ``target_margin``, ``TARGET_MARGIN`` of the range (None beyond the planner's limit)."""
+    plan = number_plan(mechanism, ())
+    del plan["margins"]
+    return {
+        **plan,
+        "edges": list(mechanism.edges),
+        "mean": mechanism.mean(counts or [0] * mechanism.tally_size, n if counts else 0).to_dict(),
+        "mean_margin": mechanism.mean_margin(n) if n else None,
+    }
+
+
 def _among(question: Question, labels: list[str], found: among.Among) -> Any:
     """``contracts.Among`` from the core's figures."""
-
-    def number(x: float) -> float | None:
-        return float(x) if math.isfinite(x) else None
-
     return {
         "among": "asked" if not question.declinable else "answered",
-        "answered": number(found.answered),
+        "answered": _finite(found.answered),
         "categories": [
             {
                 "index": c,
                 "label": labels[c],
-                "estimate": number(found.estimate[c]),
+                "estimate": _finite(found.estimate[c]),
                 "ci_low": float(found.ci_low[c]),
                 "ci_high": float(found.ci_high[c]),
             }
@@ -438,7 +483,10 @@ def export_metadata(survey: Survey) -> Metadata:
             "text": question.text,
             "help_text": question.help_text,
             "kind": question.kind,
-            "labels": question.all_labels(),
+            "labels": (
+                mechanism.bin_labels() if isinstance(mechanism, ldp.NumberWindow)
+                else question.all_labels()
+            ),
             "extra_answers": len(question.extra_answers()),
             "asked_if": (
                 {"position": positions[question.asked_if_id], "answer": question.asked_if_answer}
@@ -454,6 +502,10 @@ def export_metadata(survey: Survey) -> Metadata:
             "scores": (
                 list(range(1, len(question.labels()) + 1))
                 if question.question_kind.scored else None
+            ),
+            "unbiased_values": (
+                mechanism.unbiased_values().tolist()
+                if isinstance(mechanism, ldp.NumberWindow) else None
             ),
             "translations": {
                 language: {
@@ -492,8 +544,9 @@ def other_tools(mechanism: ldp.Mechanism, column: str) -> dict[str, Any]:
     matrix of R's RRreg), the ``rrreg`` call that estimates its shares from its column, and
     for yes/no questions the ``rrlogit`` options of Stata's rrlogit (the report is "yes"
     with probability pyes + (1 - pyes - pno) x the true share). None where the reports are
-    rows of bits (unary encodings) or check-all pairs, which these tools do not read."""
-    if mechanism.encoding in ("unary", "sampled"):
+    rows of bits (unary encodings), check-all pairs or number cells, which these tools do
+    not read."""
+    if mechanism.encoding in ("unary", "sampled", "number"):
         return {"randomization_matrix": None, "rrreg": None, "rrlogit": None}
     matrix = mechanism.matrix()
     by_column = ", ".join(repr(float(x)) for x in matrix.T.ravel())  # R fills by column
@@ -515,6 +568,11 @@ READING = {
     "is reported with probability p, each other answer with probability q.",
     "unary": "One column per answer (suffix = index into labels, from 0): the true answer's "
     "bit is 1 with probability p, every other bit is 1 with probability q.",
+    "number": "One column (a number): the randomized cell, from 0 to cells - 1. The number's "
+    "place on [low, high] picks a window of 'width' cells (its start moved up by one with the "
+    "exact remainder's probability); the report is a cell of the window with probability p, "
+    "another cell otherwise. 'unbiased_values' gives each cell's unbiased value in the "
+    "question's unit: their average over the reports is the unbiased mean.",
     "sampled": "Two columns (check all that apply): '_option' is the index into labels (from "
     "0) of the option picked uniformly at random, '_ticked' whether its box was ticked (1) or "
     "not (0), kept with probability p and flipped otherwise.",

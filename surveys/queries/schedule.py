@@ -115,7 +115,10 @@ def readiness_problems(survey: Survey) -> list[str]:
     if not questions:
         problems.append(gettext("Add at least one question."))
     for question in questions:
-        problems += question.question_kind.readiness_problems(question.text, question.labels())
+        kind = question.question_kind
+        problems += kind.readiness_problems(
+            question.text, question.labels(), kind.settings(question)
+        )
         problems += [
             f"“{question.text}”: {problem}" for problem in question.condition_problems().values()
         ]

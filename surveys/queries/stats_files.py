@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 import pyreadstat
 
+from surveys import ldp
 from surveys.models import Question, Survey
 from surveys.queries.results import report_columns, report_rows
 
@@ -53,8 +54,12 @@ def _randomization(question: Question) -> str:
     """How a question's reports were drawn, in one line: what p and q mean for its encoding."""
     mechanism = question.mechanism()
     spec = mechanism.spec()
-    p, q = f"{spec['p']:.6g}", f"{spec['q']:.6g}"
-    if mechanism.encoding == "bit":
+    p, q = f"{spec['p']:.6g}", f"{spec.get('q', spec['p']):.6g}"
+    if mechanism.encoding == "number":
+        meaning = (f"the number's place on [{spec['low']:g}, {spec['high']:g}] picks a window of "
+                   f"{spec['width']} of {spec['cells']} cells; the report is a cell of the "
+                   f"window with probability {p}, another cell otherwise")
+    elif mechanism.encoding == "bit":
         meaning = f"P(report 1 | true yes) = {p}, P(report 0 | true no) = {q}"
     elif mechanism.encoding == "sampled":
         meaning = (f"one option picked uniformly at random; its box reported as set with "
@@ -69,6 +74,8 @@ def _randomization(question: Question) -> str:
 def _brief(question: Question) -> str:
     """The randomization in a few characters, for Stata's short labels: "RR p=0.731 q=0.731"."""
     spec = question.mechanism().spec()
+    if "q" not in spec:  # a number question's window
+        return f"{spec['mechanism'].upper()} p={spec['p']:.3f} w={spec['width']}/{spec['cells']}"
     return f"{spec['mechanism'].upper()} p={spec['p']:.3f} q={spec['q']:.3f}"
 
 
@@ -113,6 +120,15 @@ def labelled_reports(survey: Survey) -> LabelledReports:
             labels[ticked] = f"{question.text}: that option ticked (randomized)"
             short_labels[ticked] = f"{brief} ticked: {question.text}"
             value_labels[ticked] = {0: "not ticked", 1: "ticked"}
+            continue
+        if isinstance(question.mechanism(), ldp.NumberWindow):
+            name = columns[0]
+            mechanism = question.mechanism()
+            labels[name] = f"{question.text} (randomized cell; value label: its unbiased value)"
+            short_labels[name] = f"{brief} cell: {question.text}"
+            value_labels[name] = {
+                cell: f"{value:.6g}" for cell, value in enumerate(mechanism.unbiased_values())
+            }
             continue
         if len(columns) == 1:
             name = columns[0]

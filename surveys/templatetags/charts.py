@@ -23,7 +23,7 @@ from django import template
 from django.template.loader import render_to_string
 from django.utils.translation import get_language, gettext
 
-from surveys.helpers.numbers import UNKNOWN, epsilon, percent, thousands
+from surveys.helpers.numbers import UNKNOWN, amount, epsilon, percent, thousands
 from surveys.kinds import KINDS
 from surveys.models import Survey
 from surveys.queries.results import shows_truth
@@ -40,6 +40,7 @@ CHART_WIDTH = 360
 PLOT_LEFT, PLOT_RIGHT = 16, 288
 ROW_HEIGHT, BAR_HEIGHT, HEADER_HEIGHT, AXIS_HEIGHT = 50, 18, 22, 50
 LABEL_CHARACTERS = 40
+MEAN_PLOT_RIGHT = 344
 
 
 @register.filter
@@ -81,6 +82,15 @@ def margin(proportion: float) -> str:
     if proportion >= 1:
         return "more than ±100 percentage points"
     return f"±{points(proportion)} percentage points"
+
+
+def number_margin(number: dict[str, Any]) -> str:
+    """A number question's margin of error on its mean, in its unit: "±2.4". Beyond the
+    whole range (few responses) its number says only that the reports tell next to nothing
+    yet, so it is not written."""
+    if number["mean_margin"] >= number["high"] - number["low"]:
+        return "more than the whole range"
+    return f"±{amount(number['mean_margin'], number['decimals'])}"
 
 
 @register.filter
@@ -137,6 +147,65 @@ def group_chart(data: dict[str, Any], group: dict[str, Any]) -> dict[str, Any]:
     )
 
 
+@register.inclusion_tag("surveys/results/mean.svg.html")
+def group_mean_chart(data: dict[str, Any], group: dict[str, Any]) -> dict[str, Any]:
+    """One group's mean in a breakdown of a number question (``breakdown_results``), drawn
+    as ``mean_chart`` draws the mean of all respondents."""
+    question = data["question"]
+    return mean_chart(
+        {
+            "position": f"{question['position']}-group-{group['index']}",
+            "text": question["text"],
+            "number": {**data["number"], "mean": group["mean"]},
+        },
+        gettext("The estimated mean of “%(text)s” among respondents whose answer to "
+                "“%(by)s” is “%(label)s”, with its 95%% interval")
+        % {"text": question["text"], "by": data["by"]["text"], "label": group["label"]},
+    )
+
+
+@register.inclusion_tag("surveys/results/mean.svg.html")
+def mean_chart(question: dict[str, Any], title: str = "") -> dict[str, Any]:
+    """A number question's mean on its range (``question["number"]``): a dot at the estimate,
+    the 95% interval's whisker with its caps, and the range's axis with its ends and middle
+    marked; every figure in words in its description. The title says whose mean it is: by
+    default, all respondents'."""
+    number = question["number"]
+    low, high, decimals = number["low"], number["high"], number["decimals"]
+    mean = number["mean"]
+
+    def x(value: float) -> str:
+        return _number(PLOT_LEFT + (MEAN_PLOT_RIGHT - PLOT_LEFT) * (value - low) / (high - low))
+
+    ends = f"{low:,.{decimals}f}", f"{high:,.{decimals}f}"
+    words = gettext(
+        "Mean %(mean)s, 95%% interval %(low)s to %(high)s, on the range from %(start)s to "
+        "%(end)s."
+    ) % {"mean": amount(mean["estimate"], decimals), "low": amount(mean["ci_low"], decimals),
+         "high": amount(mean["ci_high"], decimals), "start": ends[0], "end": ends[1]}
+    return {
+        "question": question,
+        "width": CHART_WIDTH,
+        "title": title or gettext(
+            "The estimated mean of “%(text)s” on its range, with its 95%% interval"
+        ) % {"text": question["text"]},
+        "description": words,
+        "axis_left": PLOT_LEFT,
+        "axis_right": MEAN_PLOT_RIGHT,
+        "ticks": [
+            {"x": x(value), "text": text} for value, text in (
+                (low, ends[0]), ((low + high) / 2, f"{(low + high) / 2:,.{decimals + 1}f}"),
+                (high, ends[1]),
+            )
+        ],
+        "whisker": (
+            f"M{x(mean['ci_low'])} 24H{x(mean['ci_high'])}"
+            f"M{x(mean['ci_low'])} 16V32M{x(mean['ci_high'])} 16V32"
+        ),
+        "dot": x(mean["estimate"]),
+    }
+
+
 def chart(question: dict[str, Any], title: str = "") -> dict[str, Any]:
     """What ``chart.svg.html`` draws of a question's results (``question_results``, with
     estimates), every number and text written already: the chart's frame, its title and
@@ -144,6 +213,9 @@ def chart(question: dict[str, Any], title: str = "") -> dict[str, Any]:
     says what the bars are: by default, all respondents' shares of each answer."""
     categories = question["categories"]
     title = title or (
+        f"Bar chart: estimated share of respondents in each bin of “{question['text']}”, "
+        "estimates without intervals"
+        if question.get("number") else
         f"Bar chart: estimated share of respondents for each answer to “{question['text']}”, "
         "with 95% intervals"
     )
@@ -164,6 +236,7 @@ def chart(question: dict[str, Any], title: str = "") -> dict[str, Any]:
         "bar_height": BAR_HEIGHT,
         "title": title,
         "description": _description(categories),
+        "intervals": any(category["ci_low"] is not None for category in categories),
         "rows": [
             _chart_row(category, HEADER_HEIGHT + i * ROW_HEIGHT)
             for i, category in enumerate(categories)
@@ -175,11 +248,16 @@ def _description(categories: list[dict[str, Any]]) -> str:
     """Every answer's figures in a sentence, then where the table is."""
     sentences = []
     for category in categories:
-        sentence = gettext("%(label)s: %(estimate)s (95%% interval %(interval)s)") % {
-            "label": category["label"],
-            "estimate": percent(category["estimate"]),
-            "interval": percent_range(category["ci_low"], category["ci_high"]),
-        }
+        if category["ci_low"] is None:  # a number question's bins: estimates without interval
+            sentence = gettext("%(label)s: %(estimate)s") % {
+                "label": category["label"], "estimate": percent(category["estimate"]),
+            }
+        else:
+            sentence = gettext("%(label)s: %(estimate)s (95%% interval %(interval)s)") % {
+                "label": category["label"],
+                "estimate": percent(category["estimate"]),
+                "interval": percent_range(category["ci_low"], category["ci_high"]),
+            }
         if category["truth"] is not None:
             sentence += gettext(", true share %(truth)s") % {"truth": percent(category["truth"])}
         sentences.append(f"{sentence}. ")
@@ -189,17 +267,23 @@ def _description(categories: list[dict[str, Any]]) -> str:
 def _chart_row(category: dict[str, Any], top: int) -> dict[str, Any]:
     """One answer, drawn from ``top`` down: its label above, the bar, the 95% interval's
     whisker with its caps (one path), the demo's truth marker, and the estimate at the
-    right. x is measured from the plot's left edge."""
-    low, high = _x(category["ci_low"]) - PLOT_LEFT, _x(category["ci_high"]) - PLOT_LEFT
+    right. x is measured from the plot's left edge. No whisker without an interval (a number
+    question's bins)."""
     bar_y = 20
     middle, cap_top, cap_bottom = bar_y + BAR_HEIGHT / 2, bar_y - 4, bar_y + BAR_HEIGHT + 4
+    whisker = None
+    if category["ci_low"] is not None:
+        low, high = _x(category["ci_low"]) - PLOT_LEFT, _x(category["ci_high"]) - PLOT_LEFT
+        whisker = (
+            f"M{_number(low)} {_number(middle)}H{_number(high)}"
+            f"M{_number(low)} {cap_top}V{cap_bottom}M{_number(high)} {cap_top}V{cap_bottom}"
+        )
     truth = category["truth"]
     return {
         "top": str(top),
         "label": _truncated(category["label"]),
         "bar_width": _number(_x(category["estimate"]) - PLOT_LEFT),
-        "whisker": f"M{_number(low)} {_number(middle)}H{_number(high)}"
-        f"M{_number(low)} {cap_top}V{cap_bottom}M{_number(high)} {cap_top}V{cap_bottom}",
+        "whisker": whisker,
         "truth": None if truth is None else (
             f"M{_number(_x(truth) - PLOT_LEFT)} {cap_top}V{bar_y + BAR_HEIGHT + 8}"
         ),
@@ -246,7 +330,10 @@ def result_cards(data: dict[str, Any], survey: Survey) -> list[dict[str, Any]]:
             card |= {
                 "headline": kind_headline(question),
                 "has_truth": shows_truth(question),
-                "margin": margin(question["margin_of_error"]),
+                "margin": (
+                    number_margin(question["number"]) if question.get("number")
+                    else margin(question["margin_of_error"])
+                ),
                 "small_sample_answers": small_sample_answers(question),
                 "chart": chart(question),
                 "breakdown_form": forms.get(question["id"], ""),

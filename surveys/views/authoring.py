@@ -28,7 +28,7 @@ from surveys.actions.wording import recording
 from surveys.forms import ConfirmDeleteForm, QuestionForm, SurveyForm
 from surveys.helpers.numbers import epsilon as epsilon_text
 from surveys.helpers.privacy_words import survey_odds
-from surveys.kinds import KINDS, YES_NO
+from surveys.kinds import KINDS, NUMBER, YES_NO
 from surveys.ldp import joint
 from surveys.models import (
     FROZEN_MESSAGE,
@@ -42,7 +42,12 @@ from surveys.models import (
 )
 from surveys.queries import revisions, schedule
 from surveys.queries.access import surveys_for
-from surveys.queries.results import TARGET_MARGIN, mean_score_plan, respondents_needed
+from surveys.queries.results import (
+    TARGET_MARGIN,
+    mean_score_plan,
+    number_plan,
+    respondents_needed,
+)
 from surveys.views.access import get_survey, researcher_required
 from surveys.views.common import survey_link
 
@@ -253,6 +258,7 @@ def _explain(
     override: str,
     share: float | None,
     grouping: dict | None = None,
+    settings: dict | None = None,
 ) -> dict:
     """What an epsilon means for one question, in numbers the authoring page puts in words:
     margins of error for ``PLANNING_SIZES`` and respondents needed for ``TARGET_MARGIN``, in
@@ -261,8 +267,10 @@ def _explain(
 
     ``grouping`` is None for an ordinary question; for a grouping question ("used for
     breakdowns") it is ``_grouping``'s advice and planner within a group. ``mean_score``:
-    for a rating scale, the planner of its mean score (``mean_score_plan``); None otherwise."""
-    mechanism = build_mechanism(kind, epsilon, k, override)
+    for a rating scale, the planner of its mean score (``mean_score_plan``); None otherwise.
+    ``number``: for a number question (its range, places and bins in ``settings``), the
+    planner of its mean in its own unit (``number_plan``); None otherwise."""
+    mechanism = build_mechanism(kind, epsilon, k, override, **(settings or {}))
     reason = KINDS[kind].mechanism_reason(epsilon, k, override)
     at_share = share is not None
     return {
@@ -289,6 +297,10 @@ def _explain(
         "planner_limit": ldp.MAX_PLANNED_RESPONDENTS,
         "grouping": grouping,
         "mean_score": mean_score_plan(mechanism, PLANNING_SIZES) if KINDS[kind].scored else None,
+        "number": (
+            number_plan(mechanism, PLANNING_SIZES)
+            if isinstance(mechanism, ldp.NumberWindow) else None
+        ),
     }
 
 
@@ -493,6 +505,13 @@ def epsilon_explain(request: HttpRequest) -> JsonResponse:
               "20.")
         )
     try:
+        settings = _number_settings(request) if KINDS[kind] is NUMBER else None
+    except ValueError:
+        return _refuse(_(
+            "The range must be two numbers, the smallest below the largest, with 0 to 3 "
+            "decimal places."
+        ))
+    try:
         others = _other_epsilons(request)
     except ValueError:
         return _refuse("survey and question must be whole numbers.")
@@ -502,13 +521,28 @@ def epsilon_explain(request: HttpRequest) -> JsonResponse:
             if is_grouping == "1"
             else None
         )
-        explanation = _explain(epsilon, kind, k, override, share, grouping)
+        explanation = _explain(epsilon, kind, k, override, share, grouping, settings)
     except ValueError as error:  # the core's own refusals, should they ever be stricter
         return _refuse(str(error))
     respondents_read = [sentence for _name, sentence in survey_odds([*others, epsilon])]
     return JsonResponse(
         {**explanation, "above_limit": above_limit, "respondents_read": respondents_read}
     )
+
+
+def _number_settings(request: HttpRequest) -> dict:
+    """A number question's range and places from the query (``low``, ``high``,
+    ``decimals``; the planner's default range where either end is blank), with equal bins.
+    ValueError for what is not a range of the grid."""
+    low, high = request.GET.get("low", "").strip(), request.GET.get("high", "").strip()
+    decimals = int(request.GET.get("decimals") or 0)
+    if not low or not high:
+        return {}
+    probe = Question(number_min=float(low), number_max=float(high), number_decimals=decimals)
+    settings = NUMBER.settings(probe)
+    if NUMBER.settings_problems("", settings):
+        raise ValueError("not a range")
+    return settings
 
 
 def _other_epsilons(request: HttpRequest) -> list[float]:

@@ -76,3 +76,54 @@ test("check all that apply reads every box (none ticked is an answer), forgets a
   control.clear(fieldset);
   assert.deepEqual(control.read(fieldset), [0, 0, 0, 0]);
 });
+
+/** A fieldset holding one number box, as number.html renders it. */
+function numberFieldset(value, decimals = "1") {
+  const classes = new Set();
+  const attributes = {};
+  const box = {
+    value,
+    dataset: { low: "-2.5", high: "40", decimals },
+    validity: { badInput: false },
+    classList: { toggle: (name, on) => (on ? classes.add(name) : classes.delete(name)), contains: (name) => classes.has(name) },
+    setAttribute: (name, text) => { attributes[name] = text; },
+  };
+  return {
+    dataset: { control: "number", question: "9" },
+    box,
+    classes,
+    attributes,
+    querySelector: (selector) => {
+      assert.equal(selector, "input[type=number]");
+      return box;
+    },
+  };
+}
+
+test("a number box reads the number of the range with at most its places, and nothing else", () => {
+  const control = ANSWER_CONTROLS.number;
+  assert.equal(controlOf(numberFieldset("")), control);
+  for (const [text, expected] of [
+    ["12.5", 12.5], ["-2.5", -2.5], ["40", 40], ["7.50", 7.5], ["0", 0],
+    ["", undefined], ["40.1", undefined], ["-3", undefined], ["1.25", undefined], ["1e3", undefined],
+  ]) {
+    assert.equal(control.read(numberFieldset(text)), expected, text);
+  }
+  assert.equal(control.read(numberFieldset("3.5", "0")), undefined);
+  assert.equal(control.read(numberFieldset("3", "0")), 3);
+});
+
+test("a number box forgets its number and shows whether it holds an answer", () => {
+  const control = ANSWER_CONTROLS.number;
+  const fieldset = numberFieldset("41");
+  control.highlight(fieldset);
+  assert.ok(fieldset.classes.has("is-invalid"));
+  assert.equal(fieldset.attributes["aria-invalid"], "true");
+  fieldset.box.value = "39.5";
+  control.highlight(fieldset);
+  assert.ok(fieldset.classes.has("border-primary") && !fieldset.classes.has("is-invalid"));
+  control.clear(fieldset);
+  assert.equal(control.read(fieldset), undefined);
+  control.highlight(fieldset);
+  assert.ok(!fieldset.classes.has("border-primary") && !fieldset.classes.has("is-invalid"));
+});

@@ -160,3 +160,19 @@ test("the panel says what happens to a true answer in each report format", () =>
   assert.match(truthText({ encoding: "unary", truth_probability: 0.5 }), /^Each choice is a separate box/);
   assert.match(truthText({ encoding: "sampled", truth_probability: 0.9 }), /picks one option at random/);
 });
+
+test("a number question's planner speaks in its own unit, and its range goes to the server", async () => {
+  const { numberTexts } = await import("../../static/surveys/epsilon_core.js");
+  const data = {
+    planner_limit: 1e9,
+    number: { low: 0, high: 200, decimals: 0, target_margin: 10, n_for_target_margin: 1234, margins: [{ n: 100, margin: 31.25 }] },
+  };
+  const texts = numberTexts(data);
+  assert.match(texts.heading, /from 0 to 200/);
+  assert.deepEqual(texts.lines, ["100 respondents: ±31.3"]);
+  assert.match(texts.plan, /±10\.0 on the mean: .*1,234/);
+  assert.equal(numberTexts({ number: null }), null);
+  const query = explainQuery({ epsilon: "1", kind: "number", facts: { number: true }, number: { low: "0", high: "200", decimals: "0" } });
+  assert.equal(query.get("low"), "0");
+  assert.equal(query.get("high"), "200");
+});

@@ -5,6 +5,7 @@ import { test } from "node:test";
 
 import {
   bernoulli,
+  numberIndex,
   cryptoSource,
   randomize,
   uniformInt,
@@ -248,6 +249,84 @@ test("invalid answers are refused", () => {
   for (const { spec } of [vectors[0], vectors.at(-1)]) {
     for (const answer of [-1, spec.k, 1.5, "1", true, null, undefined, NaN, [1]]) {
       assert.throws(() => randomize(spec, answer, seededSource(1)), /answer/);
+    }
+  }
+});
+
+// Numbers: for each grid index of the shared vectors, the cells of seeded reports against
+// DRAWS * P(cell | index), chi-square over the cells with positive probability.
+const { numbers } = JSON.parse(readFileSync(new URL("../ldp_vectors.json", import.meta.url)));
+for (const [index, { spec, cases }] of numbers.entries()) {
+  for (const { index: answer, probabilities } of cases) {
+    test(`number sampler matches the vectors: epsilon=${spec.epsilon} [${spec.low}, ${spec.high}] index=${answer}`, () => {
+      const source = seededSource(7000 + index * 100 + answer);
+      const table = new Array(spec.cells).fill(0);
+      const draws = DRAWS / 4;
+      const value = spec.low + answer / 10 ** spec.decimals;
+      for (let t = 0; t < draws; t++) table[randomize(spec, value, source)] += 1;
+      let statistic = 0;
+      for (let cell = 0; cell < spec.cells; cell++) {
+        const expected = draws * probabilities[cell];
+        statistic += (table[cell] - expected) ** 2 / expected;
+      }
+      const df = spec.cells - 1;
+      assert.ok(statistic < chiSquareCritical(df), `chi2 = ${statistic} with ${df} df`);
+    });
+  }
+}
+
+test("a number's remainder is drawn exactly: the window moves up iff uniformInt(steps) < remainder", () => {
+  const spec = numbers[0].spec; // steps 10
+  const answer = 3;
+  const position = answer * (spec.cells - spec.width);
+  const remainder = position % spec.steps;
+  const start = Math.floor(position / spec.steps);
+  // uniformInt(steps) = remainder - 1 (moves up), then bernoulli true (two draws of 0), then
+  // uniformInt(width) = 0: the report is the window's first cell.
+  const up = replaySource([remainder - 1, 0, 0, 0]);
+  assert.equal(randomize(spec, spec.low + answer, up), start + 1);
+  const stay = replaySource([remainder, 0, 0, 0]);
+  assert.equal(randomize(spec, spec.low + answer, stay), start);
+});
+
+test("numbers map onto the grid exactly and out-of-range ones are refused", () => {
+  const spec = numbers[3].spec; // -2.5 to 2.5 with 2 decimals
+  assert.equal(numberIndex(spec, -2.5), 0);
+  assert.equal(numberIndex(spec, 0.07), 257);
+  assert.equal(numberIndex(spec, 2.5), spec.steps);
+  assert.throws(() => numberIndex(spec, 2.51), /outside/);
+  assert.throws(() => randomize(spec, 2.51), /outside/);
+  assert.throws(() => randomize(spec, "1"), /not a number/);
+  for (const { spec: good } of numbers) validateSpec(good);
+  assert.throws(() => validateSpec({ ...spec, p: 0.999 }), /less privacy/);
+});
+
+// The exact law of the number randomizer, from every path through its draws: a source that
+// replays chosen values takes the window's move (uniformInt(steps) = j, each 1 / steps), the
+// window or not (bernoulli: u = 0 is true, u = 2^53 - 1 false; p and 1 - p) and the cell
+// (uniformInt(width) or uniformInt(cells - width) = c, each equally likely). Summed, the
+// paths' weights must give the shared vectors' probabilities.
+test("the number randomizer's exact law over every path of its draws matches the vectors", () => {
+  for (const { spec, cases } of numbers.filter(({ spec }) => spec.steps <= 100)) {
+    const { cells, width, steps, p, low, decimals } = spec;
+    for (const { index, probabilities } of cases) {
+      const law = new Array(cells).fill(0);
+      const value = low + index / 10 ** decimals;
+      for (let j = 0; j < steps; j++) {
+        for (const inside of [true, false]) {
+          const choices = inside ? width : cells - width;
+          for (let c = 0; c < choices; c++) {
+            const coin = inside ? [0, 0] : [0xffffffff, 0xffffffff];
+            const source = replaySource([j, ...coin, c]);
+            const report = randomize(spec, value, source);
+            assert.equal(source.used, 4);
+            law[report] += (1 / steps) * (inside ? p : 1 - p) * (1 / choices);
+          }
+        }
+      }
+      for (let cell = 0; cell < cells; cell++) {
+        assert.ok(Math.abs(law[cell] - probabilities[cell]) < 1e-12, `cell ${cell}: ${law[cell]} vs ${probabilities[cell]}`);
+      }
     }
   }
 });

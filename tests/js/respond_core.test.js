@@ -305,3 +305,13 @@ test("it sends again by itself only when a 503 asks to, after Retry-After, at mo
   }
   assert.match(retryingText(30_000), /exactly the same.*again by itself in 30 seconds/);
 });
+
+test("a number question is answered by any number, sends a cell of its grid, read back as that cell", () => {
+  const number = { id: 14, encoding: "number", k: 3, labels: [], spec: { cells: 64 } };
+  assert.deepEqual(unanswered([number], { 14: 0 }), []);
+  assert.deepEqual(unanswered([number], { 14: 12.5 }), []);
+  assert.deepEqual(unanswered([number], {}).map((q) => q.id), [14]);
+  assert.ok(isValidReport(number, 0) && isValidReport(number, 63));
+  assert.ok(!isValidReport(number, 64) && !isValidReport(number, 1.5) && !isValidReport(number, [1]));
+  assert.equal(describeReport(number, 9), "cell 10 of 64");
+});

@@ -23,7 +23,7 @@ DOCUMENTED_IN = {
         contracts.BreakdownQuestion, contracts.Group, contracts.GroupAnswer,
         contracts.Difference, contracts.DifferenceAnswer, contracts.Association,
         contracts.BreakdownMethods, contracts.MeanScore, contracts.QuestionMeanScore,
-        contracts.Anchor, contracts.Among, contracts.AmongCategory,
+        contracts.Anchor, contracts.Among, contracts.AmongCategory, contracts.NumberResults,
     ],
     "exports.md": [contracts.Metadata, contracts.MetadataSurvey, contracts.QuestionMetadata],
 }

@@ -4,11 +4,13 @@
 // answer never leaves the page: respond.js randomizes it (ldp.js) and sends only the report.
 
 import * as checkAll from "./check_all.js";
+import * as number from "./number.js";
 import * as oneChoice from "./one_choice.js";
 import * as ratingScale from "./rating_scale.js";
 
 export const ANSWER_CONTROLS = {
   check_all: checkAll,
+  number,
   one_choice: oneChoice,
   rating_scale: ratingScale,
 };

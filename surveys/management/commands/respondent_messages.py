@@ -22,6 +22,7 @@ RESPONDENT_FILES = [
     "templates/surveys/respond_thanks.html",
     "templates/surveys/respond_unavailable.html",
     "templates/surveys/respond/controls/check_all.html",
+    "templates/surveys/respond/controls/number.html",
     "surveys/views/respond.py",
     "surveys/actions/submissions.py",
     "surveys/kinds/answers.py",
