@@ -34,6 +34,18 @@ DEMO_FREQUENCY_BY_USE: tuple[tuple[float, ...], ...] = (
 """How often in a typical month this year, on a scale from 1 (Never) to 5 (Daily), then "Not
 asked": asked only of those who used cannabis in the past 12 months (some of whom have
 stopped), so everyone else is "Not asked". The years differ through the use question."""
+DEMO_DRINKING_BINS = "1, 5, 10, 20"
+"""The bins of the demo's number question, days of drinking in the past 30 (0 to 30): none,
+1-4, 5-9, 10-19, 20 or more."""
+DEMO_DRINKING_BY_USE: tuple[tuple[float, ...], ...] = (
+    (0.30, 0.40, 0.18, 0.10, 0.02),
+    (0.10, 0.35, 0.25, 0.22, 0.08),
+    (0.20, 0.38, 0.22, 0.15, 0.05),
+)
+"""Days of drinking alcohol in the past 30, the share in each bin, among those who did not
+use cannabis in the past 12 months, who did, and who preferred not to say: cannabis users
+drink on more days. At least as many drank on no day as did not tick "Alcohol" for the past
+12 months below."""
 DEMO_SUBSTANCES = ("Alcohol", "Tobacco or nicotine", "Cannabis", "Ecstasy (MDMA)", "Cocaine")
 DEMO_SUBSTANCES_BY_USE: tuple[tuple[float, ...], ...] = (
     (0.80, 0.25, 0.0, 0.01, 0.01),
@@ -59,6 +71,7 @@ DEMO_TRUTH: tuple[tuple[float, ...], ...] = (
     DEMO_YEARS,
     DEMO_USE,
     _mixture(DEMO_USE, DEMO_FREQUENCY_BY_USE),
+    _mixture(DEMO_USE, DEMO_DRINKING_BY_USE),
     _mixture(DEMO_USE, DEMO_SUBSTANCES_BY_USE),
     (1.0, 0.0),  # Ever used "Relevin", a drug that does not exist: the validation anchor
 )
@@ -67,7 +80,7 @@ the questions (``Question.simulated_truth``). Only the demo knows its truth: the
 shows it beside the estimates so that people trying the site can judge them. The truths
 agree with one another: each question drawn within the groups of another has the mixture
 of its groups' distributions as its own (for the check-all question, of each option's
-share)."""
+share; for the number question, of each bin's)."""
 
 BATCH = 5000
 """Respondents written per transaction."""

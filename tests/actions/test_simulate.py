@@ -45,10 +45,17 @@ def test_it_estimates_the_demo_truth_within_five_standard_errors(client, demo):
     assert data["survey"]["responses"] == 3000
     for question, truth in zip(data["questions"], DEMO_TRUTH, strict=True):
         for category, true_share in zip(question["categories"], truth, strict=True):
+            assert category["truth"] == true_share
+            if question["number"]:
+                continue  # its bins have no standard error: its mean is checked below
             # The unbiased estimate is centred on the truth with this standard error, so
             # five of them is a miss that a correct estimator makes once in ~2 million.
             assert abs(category["unbiased"] - true_share) <= 5 * category["std_error"]
-            assert category["truth"] == true_share
+    (drinking,) = [question for question in data["questions"] if question["number"]]
+    # Days drunk, uniform within the bins 0, 1-4, 5-9, 10-19, 20-30: their means.
+    true_mean = np.array(DEMO_TRUTH[3]) @ [0, 2.5, 7, 14.5, 25]
+    mean = drinking["number"]["mean"]
+    assert abs(mean["unbiased"] - true_mean) <= 5 * mean["std_error"]
 
 
 def test_it_shows_the_truth_only_on_the_demo(client, demo, make_survey):
@@ -127,16 +134,21 @@ def test_the_demo_truths_agree_with_one_another(demo):
     """Each question drawn within the groups of another has, as its own truth, the mixture of
     its groups' distributions; the frequency is asked exactly of those who used cannabis in
     the past year (everyone else is "Not asked"), and "Cannabis" ticked exactly by them."""
-    year, use, frequency, substances, anchor = demo.ordered_questions()
+    year, use, frequency, drinking, substances, anchor = demo.ordered_questions()
     assert use.simulated_given["question"] == year.pk
     assert frequency.simulated_given["question"] == use.pk == substances.simulated_given[
         "question"]
-    for question, groups in ((use, year), (frequency, use), (substances, use)):
+    for question, groups in ((use, year), (frequency, use), (drinking, use), (substances, use)):
         within = np.array(question.simulated_given["shares"])
         assert np.allclose(np.array(groups.simulated_truth) @ within, question.simulated_truth)
     assert (frequency.asked_if, frequency.asked_if_answer) == (use, use.labels().index("Yes"))
     not_asked = frequency.all_labels().index("Not asked")
     assert [row[not_asked] for row in frequency.simulated_given["shares"]] == [1.0, 0.0, 1.0]
+    # At least as many drank on no day of the past 30 as did not drink in the past 12 months.
+    alcohol = substances.labels().index("Alcohol")
+    for days, ticked in zip(drinking.simulated_given["shares"],
+                            substances.simulated_given["shares"], strict=True):
+        assert days[0] >= 1 - ticked[alcohol]
     cannabis = substances.labels().index("Cannabis")
     assert [row[cannabis] for row in substances.simulated_given["shares"]] == [0.0, 1.0, 0.5]
     assert anchor.known_share == 0.0 and anchor.simulated_truth == [1.0, 0.0]
@@ -149,7 +161,7 @@ def test_the_demo_stays_within_the_default_limit_and_asks_for_consent(demo):
 
 def test_the_demos_anchor_agrees_with_its_known_share(client, demo):
     """Its simulated respondents answer with care: the anchor agrees at 3,000 responses."""
-    anchor = get_json(client, demo)["questions"][4]["anchor"]
+    anchor = get_json(client, demo)["questions"][5]["anchor"]
     assert anchor["known"] == 0.0 and anchor["agrees"]
 
 
@@ -157,7 +169,7 @@ def test_a_check_all_truth_is_a_share_per_option_from_0_to_1(demo):
     """Each option of a check-all question is ticked on its own: its truth need not add up
     to 1, but each share must lie in [0, 1]; nothing is stored otherwise."""
     *_, substances, anchor = demo.ordered_questions()
-    others = {q.pk: q.simulated_truth for q in demo.ordered_questions()[:3]}
+    others = {q.pk: q.simulated_truth for q in demo.ordered_questions()[:4]}
     with pytest.raises(ValueError, match="shares from 0 to 1"):
         simulate_responses(demo, 10, {**others, substances.pk: [1.2, 0, 0, 0, 0],
                                       anchor.pk: [1.0, 0.0]}, seed=1)

@@ -6,6 +6,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from surveys.actions.simulate import (
+    DEMO_DRINKING_BINS,
+    DEMO_DRINKING_BY_USE,
     DEMO_FREQUENCY_BY_USE,
     DEMO_SUBSTANCES,
     DEMO_SUBSTANCES_BY_USE,
@@ -15,7 +17,7 @@ from surveys.actions.simulate import (
     load_demo_responses,
 )
 from surveys.actions.surveys import open_survey
-from surveys.kinds import CATEGORICAL, CHECK_ALL, RATING, YES_NO
+from surveys.kinds import CATEGORICAL, CHECK_ALL, NUMBER, RATING, YES_NO
 from surveys.models import Choice, Question, Survey
 
 ACCOUNTS = {
@@ -25,7 +27,7 @@ ACCOUNTS = {
 }
 DEMO_YEARS = ["First year", "Second year", "Third year or later"]
 DEMO_FREQUENCY = RATING.scale_labels(5, "Never", "Daily")
-EPSILONS = (0.75, 0.5, 0.5, 0.75, 0.5)
+EPSILONS = (0.6, 0.5, 0.4, 0.5, 0.6, 0.4)
 """The questions' epsilons: 3 in all, the site's default limit per survey. The year and the
 check-all question get the most: every group's figures rest on the first, and each option of
 the second is asked of a fifth of the respondents."""
@@ -111,28 +113,43 @@ class Command(BaseCommand):
                 "question": use.pk, "shares": [list(s) for s in DEMO_FREQUENCY_BY_USE]
             },
         )
-        substances = Question.objects.create(
+        Question.objects.create(
             survey=survey,
             order=4,
-            kind=CHECK_ALL.value,
+            kind=NUMBER.value,
             epsilon=EPSILONS[3],
+            text="On how many of the past 30 days did you drink alcohol?",
+            number_min=0,
+            number_max=30,
+            number_decimals=0,
+            number_bins=DEMO_DRINKING_BINS,
+            simulated_truth=list(DEMO_TRUTH[3]),
+            simulated_given={
+                "question": use.pk, "shares": [list(s) for s in DEMO_DRINKING_BY_USE]
+            },
+        )
+        substances = Question.objects.create(
+            survey=survey,
+            order=5,
+            kind=CHECK_ALL.value,
+            epsilon=EPSILONS[4],
             text="Which of these have you used in the past 12 months?",
             help_text="Tick all that apply, or none.",
-            simulated_truth=list(DEMO_TRUTH[3]),
+            simulated_truth=list(DEMO_TRUTH[4]),
             simulated_given={
                 "question": use.pk, "shares": [list(s) for s in DEMO_SUBSTANCES_BY_USE]
             },
         )
         Question.objects.create(
             survey=survey,
-            order=5,
+            order=6,
             kind=YES_NO.value,
-            epsilon=EPSILONS[4],
+            epsilon=EPSILONS[5],
             text="Have you ever used Relevin?",
             help_text="Relevin does not exist: this question checks that the randomization "
             "was understood (a validation anchor).",
             known_share=0.0,
-            simulated_truth=list(DEMO_TRUTH[4]),
+            simulated_truth=list(DEMO_TRUTH[5]),
         )
         for question, labels in (
             (year, DEMO_YEARS), (frequency, DEMO_FREQUENCY), (substances, DEMO_SUBSTANCES)
