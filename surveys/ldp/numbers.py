@@ -64,7 +64,7 @@ from .mechanisms import (
     fewest_respondents,
     z_value,
 )
-from .scores import Mean
+from .scores import GroupMeans, Mean
 
 CELLS: int = 64
 """Cells of the output grid: a report is one of them."""
@@ -436,40 +436,12 @@ class NumberWindow:
 
 
 @dataclass(frozen=True, eq=False)
-class NumberGroupMeans:
-    """The mean of a number within each group of a grouping question: ``estimate`` (NaN for
-    a group estimated empty, or whose variance is estimated at 0 or below: a handful of
-    reports), ``ci_low``/``ci_high`` (the whole range for those), ``std_error`` (all in the
-    question's unit), and ``covariance`` (n times that of the means) for ``difference`` and
-    ``association`` (a Wald test that every group has the same mean)."""
-
-    n: int
-    low: float
-    high: float
-    estimate: np.ndarray
-    ci_low: np.ndarray
-    ci_high: np.ndarray
-    std_error: np.ndarray
-    covariance: np.ndarray
-    z: float
-
-    def difference(self, group_1: int, group_2: int) -> tuple[float, float, float]:
-        """(estimate, ci_low, ci_high) of the mean of ``group_1`` minus that of ``group_2``,
-        clipped to +- the range; NaN and the whole range when either group is unknown."""
-        spread = self.high - self.low
-        estimate = float(self.estimate[group_1] - self.estimate[group_2])
-        if not math.isfinite(estimate):
-            return math.nan, -spread, spread
-        c = self.covariance
-        variance = c[group_1, group_1] + c[group_2, group_2] - 2 * c[group_1, group_2]
-        if not variance > 0:
-            return estimate, -spread, spread
-        half = self.z * math.sqrt(float(variance) / self.n)
-        return (
-            estimate,
-            float(np.clip(estimate - half, -spread, spread)),
-            float(np.clip(estimate + half, -spread, spread)),
-        )
+class NumberGroupMeans(GroupMeans):
+    """The mean of a number within each group of a grouping question (``scores.GroupMeans``
+    on the question's range, all in its unit): ``estimate`` is NaN for a group estimated
+    empty, or whose variance is estimated at 0 or below (a handful of reports), with the
+    whole range as its interval; ``association`` is a Wald test that every group has the
+    same mean."""
 
     def association(self) -> tuple[float, int, float]:
         """(statistic, df, p-value) of the Wald test that the known groups' means are

@@ -111,12 +111,15 @@ def mean_score(
 
 @dataclass(frozen=True, eq=False)
 class GroupMeans:
-    """Mean score of question B within each group of question A: ``estimate`` (NaN for a
-    group estimated empty), ``ci_low``/``ci_high``, ``std_error``, and ``covariance`` (n
-    times the covariance matrix of the groups' means) for ``difference``."""
+    """A mean within each group of question A, on the range [low, high]: a rating scale's
+    mean score (points 1..k, ``group_means``) or a number's (``numbers.group_means``).
+    ``estimate`` (NaN for a group estimated empty), ``ci_low``/``ci_high``, ``std_error``,
+    and ``covariance`` (n times the covariance matrix of the groups' means) for
+    ``difference``."""
 
     n: int
-    k: int
+    low: float
+    high: float
     estimate: np.ndarray
     ci_low: np.ndarray
     ci_high: np.ndarray
@@ -126,15 +129,18 @@ class GroupMeans:
 
     def difference(self, group_1: int, group_2: int) -> tuple[float, float, float]:
         """(estimate, ci_low, ci_high) of the mean of ``group_1`` minus that of ``group_2``:
-        Wald, with the delta method's variance, clipped to [1 - k, k - 1]; NaN and the whole
-        range when either group is estimated empty."""
-        spread = self.k - 1
+        Wald, with the delta method's variance, clipped to +- the range; NaN and the whole
+        range when either group is estimated empty, the whole range when the variance of the
+        difference is not estimated above 0."""
+        spread = self.high - self.low
         estimate = float(self.estimate[group_1] - self.estimate[group_2])
         if not math.isfinite(estimate):
             return math.nan, -spread, spread
         c = self.covariance
         variance = c[group_1, group_1] + c[group_2, group_2] - 2 * c[group_1, group_2]
-        half = self.z * math.sqrt(max(float(variance), 0.0) / self.n)
+        if not variance > 0:
+            return estimate, -spread, spread
+        half = self.z * math.sqrt(float(variance) / self.n)
         return (
             estimate,
             float(np.clip(estimate - half, -spread, spread)),
@@ -162,8 +168,9 @@ def group_means(found: Breakdown, counts: PairCounts, confidence: float = 0.95) 
     if model is None:  # no reports
         unknown = np.full(k_a, np.nan)
         return GroupMeans(
-            0, k_b, read_only(unknown), read_only(np.ones(k_a)), read_only(np.full(k_a, k_b)),
-            read_only(unknown), read_only(np.full((k_a, k_a), np.nan)), z,
+            0, 1.0, float(k_b), read_only(unknown), read_only(np.ones(k_a)),
+            read_only(np.full(k_a, k_b)), read_only(unknown),
+            read_only(np.full((k_a, k_a), np.nan)), z,
         )
     side_a, side_b, pi = model.side_a, model.side_b, model.pi
     unbiased = _unbiased(side_a, side_b, counts)
@@ -185,7 +192,7 @@ def group_means(found: Breakdown, counts: PairCounts, confidence: float = 0.95) 
     low = np.where(known, np.clip(estimate - z * std_error, 1, k_b), 1.0)
     high = np.where(known, np.clip(estimate + z * std_error, 1, k_b), k_b)
     return GroupMeans(
-        found.n, k_b, read_only(estimate), read_only(low), read_only(high),
+        found.n, 1.0, float(k_b), read_only(estimate), read_only(low), read_only(high),
         read_only(std_error), read_only(covariance), z,
     )
 
