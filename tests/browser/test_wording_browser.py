@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from surveys.actions.surveys import open_survey
 from surveys.models import Question
-from tests.helpers import sign_in
+from tests.helpers import sign_in, submit
 
 
 @pytest.mark.browser
@@ -17,6 +17,7 @@ def test_a_researcher_fixes_a_typo_and_the_export_names_both_wordings(
     yes_no, _ = survey.ordered_questions()
     Question.objects.filter(pk=yes_no.pk).update(text="Have you ever cheatd?")
     open_survey(survey)  # with the typo
+    submit(survey, 1)  # someone answered under it
     sign_in(page, live_server)
     page.goto(live_server.url + survey.get_absolute_url())
     page.get_by_role("link", name="Correct wording").click()
@@ -36,3 +37,4 @@ def test_a_researcher_fixes_a_typo_and_the_export_names_both_wordings(
     assert first["texts"]["questions"][0]["text"] == "Have you ever cheatd?"
     assert second["texts"]["questions"][0]["text"] == "Have you ever cheated?"
     assert (first["until"], second["until"]) == (second["from"], None)
+    assert (first["responses"], second["responses"]) == (1, 0)
