@@ -126,7 +126,7 @@ async function update() {
     groupShare: groupField.value,
     survey: budget.survey,
     question: budget.question,
-    number: { low: field("number_min")?.value, high: field("number_max")?.value, decimals: field("number_decimals")?.value },
+    fields: Object.fromEntries((kindFacts().fields ?? []).map((name) => [name, field(name)?.value])),
   });
   pending?.abort();
   pending = new AbortController();
@@ -147,7 +147,10 @@ function toggleFields() {
     if (row) row.hidden = !shown;
   };
   show("choices", facts.typed);
-  for (const name of ["number_min", "number_max", "number_decimals", "number_bins"]) show(name, facts.number);
+  // Every kind's own fields (a number question's range), shown for their kind only.
+  for (const name of new Set(Object.values(budget.kinds).flatMap((kind) => kind.fields))) {
+    show(name, facts.fields?.includes(name));
+  }
   for (const name of ["scale_points", "scale_low", "scale_high"]) show(name, facts.scale);
   show("known_percent", facts.anchor);
   show("mechanism_override", facts.method_choice);

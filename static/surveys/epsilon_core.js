@@ -164,11 +164,12 @@ export function answerCount({ facts, choices, scalePoints, extras = 0 }) {
 }
 
 // The query for `epsilon_explain` from the form's values.
-export function explainQuery({ epsilon, kind, facts, choices, scalePoints, extras, override, share, grouping, groupShare, survey, question, number }) {
+export function explainQuery({ epsilon, kind, facts, choices, scalePoints, extras, override, share, grouping, groupShare, survey, question, fields }) {
   const k = answerCount({ facts, choices, scalePoints, extras });
   const query = { epsilon, kind, k: String(k), override: override ?? "", share: share ?? "" };
-  // A number question's range: its planner speaks in the question's own unit.
-  if (facts?.number && number) Object.assign(query, { low: number.low ?? "", high: number.high ?? "", decimals: number.decimals ?? "" });
+  // The fields the kind takes besides its answers, by name (a number question's range: its
+  // planner speaks in the question's own unit).
+  for (const name of facts?.fields ?? []) query[name] = fields?.[name] ?? "";
   if (grouping) Object.assign(query, { grouping: "1", group_share: groupShare ?? "" });
   // The survey's other questions count in what respondents are told (the one edited does not).
   if (survey) Object.assign(query, { survey: String(survey), question: question ? String(question) : "" });

@@ -11,7 +11,6 @@ from django.utils.translation import gettext_lazy as _
 from surveys import kinds, ldp
 from surveys.actions.questions import save_question
 from surveys.helpers.numbers import epsilon as epsilon_text
-from surveys.kinds.numbers import parse_edges
 from surveys.models import PrivacyPolicy, Question, condition_problem
 
 
@@ -174,34 +173,20 @@ class QuestionForm(forms.ModelForm):
             )
         if kind is not None and not kind.groups and cleaned.get("used_for_breakdowns"):
             self.add_error("used_for_breakdowns", str(kind.cannot_group))
-        if kind is kinds.NUMBER:
-            self._check_number(cleaned)
+        if kind is not None:
+            # The fields it takes besides its answers (a number's range), as the model has them.
+            values = self.instance.__class__(**{
+                name: cleaned.get(name) for name in self._meta.fields if name in cleaned
+            })
+            for field, problems in kind.field_problems(values).items():
+                for problem in problems:
+                    if field not in self.errors:
+                        self.add_error(field, problem)
         if kind is not None:
             field = "scale_low" if kind.scored else "choices"
             for problem in kind.answer_problems(cleaned.get("choices", [])):
                 self.add_error(field, problem)
         return cleaned
-
-    def _check_number(self, cleaned: dict) -> None:
-        """A number question's range, places and bins (``kinds.NUMBER.settings_problems``)."""
-        if cleaned.get("number_decimals") is None:
-            cleaned["number_decimals"] = 0
-        if cleaned.get("number_min") is None or cleaned.get("number_max") is None:
-            for name in ("number_min", "number_max"):
-                if cleaned.get(name) is None and name not in self.errors:
-                    self.add_error(name, gettext("A number question needs this."))
-            return
-        try:
-            parse_edges(cleaned.get("number_bins", ""))
-        except ValueError:
-            self.add_error("number_bins", gettext(
-                "Type the bins' edges as numbers separated by commas, for example 25, 45, 65."
-            ))
-            return
-        probe = Question(**{name: cleaned.get(name) for name in (
-            "number_min", "number_max", "number_decimals", "number_bins")})
-        for problem in kinds.NUMBER.settings_problems("", kinds.NUMBER.settings(probe)):
-            self.add_error("number_max", problem)
 
     def save(self, commit: bool = True) -> Question:
         """The question with its answers, through ``surveys.actions.questions``."""

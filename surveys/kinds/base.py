@@ -65,6 +65,10 @@ class QuestionKind:
     anchor_answer: int | None = None
     """The answer whose true share a validation anchor states (``Question.known_share``;
     ``surveys.ldp.anchors``), or None where this kind cannot be an anchor."""
+    fields: tuple[str, ...] = ()
+    """The ``Question`` fields it takes besides its answers (a number question's range,
+    places and bins): the question form shows them for it only, the authoring panel sends
+    them, and ``field_problems`` checks them; ``settings`` turns them into its mechanism's."""
     extras: bool = True
     """Whether its questions may offer "Prefer not to say", be optional or be conditional:
     each adds one answer its mechanism randomizes like the others ("No answer", "Not
@@ -84,6 +88,7 @@ class QuestionKind:
             "anchor": self.anchor_answer is not None,
             "method_choice": self.method_choice,
             "extras": self.extras,
+            "fields": list(self.fields),
         }
 
     @property
@@ -94,6 +99,12 @@ class QuestionKind:
         """The site's fixed answers in ``language`` (for a kind without ``choices``)."""
         with translation.override(language):
             return [str(answer) for answer in self.fixed_answers]
+
+    def field_problems(self, values: Any) -> dict[str, list[str]]:
+        """What is wrong with the question form's values of the fields this kind takes
+        besides its answers (``values``: an object with them as attributes, like a
+        ``Question``), by field: none, but a number question's range, places and bins."""
+        return {}
 
     def settings(self, question: Any) -> dict[str, Any]:
         """What else of ``question`` (a ``Question``) its mechanism needs, as keyword

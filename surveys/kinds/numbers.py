@@ -85,6 +85,21 @@ class NumberKind(QuestionKind):
             return [number_problem(settings)]
         return []
 
+    def field_problems(self, values: Any) -> dict[str, list[str]]:
+        """Both ends of the range given, the bins' edges numbers, then ``settings_problems``
+        (under the largest number)."""
+        missing = [name for name in ("number_min", "number_max") if getattr(values, name) is None]
+        if missing:
+            return {name: [gettext("A number question needs this.")] for name in missing}
+        try:
+            parse_edges(values.number_bins or "")
+        except ValueError:
+            return {"number_bins": [gettext(
+                "Type the bins' edges as numbers separated by commas, for example 25, 45, 65."
+            )]}
+        problems = self.settings_problems("", self.settings(values))
+        return {"number_max": problems} if problems else {}
+
     def readiness_problems(
         self, text: str, labels: list[str], settings: dict[str, Any] | None = None
     ) -> list[str]:
@@ -120,6 +135,7 @@ NUMBER = NumberKind(
     choices=False,
     headline_template="surveys/results/kinds/number.html",
     answer_control="number",
+    fields=("number_min", "number_max", "number_decimals", "number_bins"),
     groups=False,
     extras=False,
     cannot_group=_(

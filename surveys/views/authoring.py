@@ -28,7 +28,7 @@ from surveys.actions.wording import recording
 from surveys.forms import ConfirmDeleteForm, QuestionForm, SurveyForm
 from surveys.helpers.numbers import epsilon as epsilon_text
 from surveys.helpers.privacy_words import survey_odds
-from surveys.kinds import KINDS, NUMBER, YES_NO
+from surveys.kinds import KINDS, YES_NO, QuestionKind
 from surveys.ldp import joint
 from surveys.models import (
     FROZEN_MESSAGE,
@@ -505,12 +505,9 @@ def epsilon_explain(request: HttpRequest) -> JsonResponse:
               "20.")
         )
     try:
-        settings = _number_settings(request) if KINDS[kind] is NUMBER else None
-    except ValueError:
-        return _refuse(_(
-            "The range must be two numbers, the smallest below the largest, with 0 to 3 "
-            "decimal places."
-        ))
+        settings = _kind_settings(request, KINDS[kind])
+    except ValueError as error:
+        return _refuse(str(error))
     try:
         others = _other_epsilons(request)
     except ValueError:
@@ -530,19 +527,26 @@ def epsilon_explain(request: HttpRequest) -> JsonResponse:
     )
 
 
-def _number_settings(request: HttpRequest) -> dict:
-    """A number question's range and places from the query (``low``, ``high``,
-    ``decimals``; the planner's default range where either end is blank), with equal bins.
-    ValueError for what is not a range of the grid."""
-    low, high = request.GET.get("low", "").strip(), request.GET.get("high", "").strip()
-    decimals = int(request.GET.get("decimals") or 0)
-    if not low or not high:
-        return {}
-    probe = Question(number_min=float(low), number_max=float(high), number_decimals=decimals)
-    settings = NUMBER.settings(probe)
-    if NUMBER.settings_problems("", settings):
-        raise ValueError("not a range")
-    return settings
+def _kind_settings(request: HttpRequest, kind: QuestionKind) -> dict | None:
+    """The settings of a kind that takes fields besides its answers (a number question's
+    range, places and bins), from the query, where they go by the ``Question`` fields'
+    names; {} (the kind's defaults) while one it needs is blank; None for other kinds.
+    ValueError, saying why, for values the kind refuses (``QuestionKind.field_problems``)."""
+    if not kind.fields:
+        return None
+    given = {name: request.GET.get(name, "").strip() for name in kind.fields}
+    try:
+        values = Question(**{  # read as the question form reads them
+            name: Question._meta.get_field(name).formfield().clean(value)
+            for name, value in given.items()
+        })
+    except ValidationError as error:
+        raise ValueError(error.messages[0]) from error
+    problems = kind.field_problems(values)
+    refused = [problem for name in problems if given[name] for problem in problems[name]]
+    if refused:
+        raise ValueError(refused[0])
+    return {} if problems else kind.settings(values)
 
 
 def _other_epsilons(request: HttpRequest) -> list[float]:

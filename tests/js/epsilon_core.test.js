@@ -172,7 +172,9 @@ test("a number question's planner speaks in its own unit, and its range goes to 
   assert.deepEqual(texts.lines, ["100 respondents: ±31.3"]);
   assert.match(texts.plan, /±10\.0 on the mean: .*1,234/);
   assert.equal(numberTexts({ number: null }), null);
-  const query = explainQuery({ epsilon: "1", kind: "number", facts: { number: true }, number: { low: "0", high: "200", decimals: "0" } });
-  assert.equal(query.get("low"), "0");
-  assert.equal(query.get("high"), "200");
+  const facts = { number: true, fields: ["number_min", "number_max", "number_decimals", "number_bins"] };
+  const query = explainQuery({ epsilon: "1", kind: "number", facts, fields: { number_min: "0", number_max: "200", number_decimals: "0" } });
+  assert.equal(query.get("number_min"), "0");
+  assert.equal(query.get("number_max"), "200");
+  assert.equal(query.get("number_bins"), ""); // blank: equal bins
 });

@@ -313,8 +313,8 @@ def test_simulated_respondents_answer_a_number_question(researcher):
 def test_the_authoring_panel_plans_the_mean_in_the_questions_unit(client, researcher):
     client.force_login(researcher)
     data = client.get(reverse("epsilon-explain"), {
-        "epsilon": "1", "kind": "number", "k": "2", "low": "0", "high": "200",
-        "decimals": "0"}).json()
+        "epsilon": "1", "kind": "number", "k": "2", "number_min": "0", "number_max": "200",
+        "number_decimals": "0"}).json()
     mechanism = NUMBER.mechanism(1.0, 2, low=0, high=200, decimals=0, edges=[40, 80, 120, 160])
     assert data["encoding"] == "number"
     assert data["number"]["target_margin"] == pytest.approx(10)
@@ -322,6 +322,14 @@ def test_the_authoring_panel_plans_the_mean_in_the_questions_unit(client, resear
     assert data["n_for_5_points"] == mechanism.n_for_margin(TARGET_MARGIN)
     assert [row["margin"] for row in data["number"]["margins"]] == pytest.approx(
         [mechanism.mean_margin(row["n"]) for row in data["number"]["margins"]])
-    bad = client.get(reverse("epsilon-explain"), {
-        "epsilon": "1", "kind": "number", "low": "5", "high": "1"})
-    assert bad.status_code == 400 and "smallest below the largest" in bad.json()["error"]
+    for query, error in [
+        ({"number_min": "5", "number_max": "1"}, "The smallest number must be below the largest."),
+        ({"number_min": "0", "number_max": "x"}, "Enter a number."),
+        ({"number_min": "0", "number_max": "10", "number_bins": "3, y"}, "bins' edges"),
+    ]:
+        bad = client.get(reverse("epsilon-explain"), {"epsilon": "1", "kind": "number", **query})
+        assert bad.status_code == 400 and error in bad.json()["error"]
+    # While an end is blank, the planner assumes its default range.
+    blank = client.get(reverse("epsilon-explain"), {
+        "epsilon": "1", "kind": "number", "number_min": "0", "number_max": ""})
+    assert blank.status_code == 200 and blank.json()["number"]["high"] == 100
