@@ -158,6 +158,18 @@ def test_the_respondent_page_offers_a_number_box_with_its_range(client, research
     assert "Un número entero de 18 a 99." in spanish
 
 
+@pytest.mark.parametrize("decimals,english,french", [
+    (1, "A number from 18.0 to 99.0, with at most 1 decimal place.", "au plus 1 décimale."),
+    (2, "A number from 18.00 to 99.00, with at most 2 decimal places.", "au plus 2 décimales."),
+])
+def test_the_range_in_words_counts_its_decimal_places(client, researcher, decimals, english,
+                                                      french):
+    survey = number_survey(researcher, decimals=decimals)
+    url = reverse("respond", args=[survey.public_id])
+    assert english in client.get(url).content.decode()
+    assert french in client.get(url, HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+
+
 def test_a_report_is_stored_in_its_tally_cell(researcher):
     survey = number_survey(researcher)
     yes_no, number = survey.ordered_questions()
