@@ -282,6 +282,8 @@ def test_responses_are_counted_under_the_wording_they_came_under(client, survey,
     assert "2 responses came while it was current." in page
     assert "4 responses came while it was current." in page
     assert "0 responses came while it was current." in page
+    first = survey.revisions.order_by("created_at", "pk").first().created_at
+    assert f'{first.strftime("%-d %b %Y %H:%M")} UTC</time>' in page  # every time with its zone
 
 
 def test_the_page_saving_nothing_new_says_so(client, survey, researcher):
@@ -476,7 +478,7 @@ def test_the_results_page_says_which_wording_respondents_saw(client, survey, res
     revision = correct(survey, {"title": "Habits!"}, researcher)
     submit(survey, 1, seed=2)
     page = client.get(results).content.decode()
-    since = revision.created_at.strftime("%-d %b %Y %H:%M")
+    since = revision.created_at.strftime("%-d %b %Y %H:%M") + " UTC"
     assert (f"Respondents saw 2 wordings: the current one since {since}. 1 response came under "
             "it. What changed The metadata export has every wording.") in " ".join(
         strip_tags(page).split())
