@@ -95,3 +95,41 @@ def test_who_saw_skipped_or_refused_cannot_be_told_from_the_request(
     assert "Among those asked" not in page.inner_text("main")  # the follow-up is optional
     axe(page, "results: a refusal and a follow-up")
     axe.check()
+
+
+CONTEXTS = {
+    "360px": {"viewport": {"width": 360, "height": 740}, "has_touch": True},
+    "1280px": {"viewport": {"width": 1280, "height": 800}},
+    "200%": {"viewport": {"width": 640, "height": 400}, "device_scale_factor": 2},
+}
+
+
+@pytest.mark.parametrize("tag", list(CONTEXTS))
+def test_axe_finds_nothing_with_a_refusal_and_a_follow_up(
+    browser, live_server, researcher, make_survey, axe, tag
+):
+    """The respondent page with "Prefer not to say" and a follow-up hidden, then shown, then
+    with its optional hint; the results with shares among those who answered."""
+    survey = make_survey(researcher)
+    use, where = questions(survey)
+    use.offers_refusal = True
+    use.save()
+    where.asked_if, where.asked_if_answer, where.optional = use, 1, True
+    where.save()
+    open_survey(survey)
+    context = browser.new_context(**CONTEXTS[tag])
+    respondent = context.new_page()
+    respondent.goto(live_server.url + reverse("respond", args=[survey.public_id]))
+    respondent.wait_for_selector(f"#question-{use.pk}:enabled")
+    axe(respondent, f"respond: refusal offered, follow-up hidden [{tag}]")
+    respondent.check(f"#answer-{use.pk}-1")
+    respondent.locator(f"#question-{where.pk}").wait_for()
+    axe(respondent, f"respond: follow-up shown, optional [{tag}]")
+    send(respondent)
+    respondent.wait_for_url("**/thanks/")
+    axe(respondent, f"thanks: a follow-up's report read back [{tag}]")
+    sign_in(respondent, live_server)
+    respondent.goto(live_server.url + reverse("survey-results", args=[survey.pk]))
+    axe(respondent, f"results: shares among those who answered [{tag}]")
+    context.close()
+    axe.check()
