@@ -44,7 +44,8 @@ AMONG_METHOD: str = "fieller"
 AMONG_DESCRIPTION: str = (
     "Shares among those who answered (or were asked): each answer's maximum-likelihood share "
     "divided by the answered share; the 95% interval is Fieller's interval for the ratio of "
-    "the unbiased estimates, with the variance of the reports."
+    "the unbiased estimates, with the variance taken at each candidate share (for a mean "
+    "score, the reports' own variance)."
 )
 
 
