@@ -124,13 +124,12 @@ def among_answered(
     mle = mechanism._mle(c.astype(np.int64), n)
     # One-hot reports: the unbiased shares weigh their own moments; unary: the fitted law.
     weights, scale = (mle, 1.0) if side.unary else (f, n / (n - 1) if n > 1 else np.inf)
-    slope = np.diag(side.S) - side.S[np.arange(k), (np.arange(k) + 1) % k]  # a_c - b_c
     denominator = own.astype(float)
     numerators = np.eye(k)[:answers]
     if scored:
         points = np.where(own, np.arange(k) / (answers - 1), 0.0)  # (s_c - 1) / (m - 1)
         numerators = np.vstack([numerators, points])
-    u_a, u_d = numerators / slope, denominator / slope
+    u_a, u_d = numerators / side.slope, denominator / side.slope
     variance = np.stack([
         _candidate_variance(side, mle, own, j, u_a[j], u_d) for j in range(answers)
     ] + ([_plug_in_variance(side, weights, scale, u_a[-1], u_d)] if scored else []))

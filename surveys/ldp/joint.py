@@ -314,6 +314,9 @@ class _Side:
         self.inverse = np.linalg.inv(self.S)  # row u_c satisfies u_c^T S = e_c^T
         self.c = 1.0 if self.unary else 0.0
         self.noise = self.S - self.c * self.S * self.S
+        # a_c - b_c: P(supports c | true c) less P(supports c | another), by which the unbiased
+        # share f_c = (mean(e_c) - b_c) / (a_c - b_c) divides (``ldp.Mechanism.unbiased``).
+        self.slope = np.diag(self.S) - self.S[np.arange(self.k), (np.arange(self.k) + 1) % self.k]
         # The likelihood's outcomes and their probabilities given the true category:
         # "supports c" (S) for one-hot reports; "bit c is 1" (S) and "bit c is 0" (1 - S)
         # for unary ones. ``extract`` takes them from the rows of [[joint, a], [b, n]].

@@ -94,6 +94,8 @@ GROUP_MEAN_DESCRIPTION: str = (
 )
 
 
+# Memos of pure functions of their arguments (read-only results): each process computes the
+# same values, so nothing here is state that workers must share.
 @lru_cache(maxsize=256)
 def _starts_matrix(epsilon: float, cells: int, width: int) -> np.ndarray:
     """G x K: P(report cell c | window start s)."""

@@ -93,8 +93,7 @@ def mean_score(
         return Mean(math.nan, 1.0, float(k), math.nan, math.nan)
     f = mechanism._unbiased(c, n)
     side = _Side(mechanism)
-    slope = np.diag(side.S) - side.S[np.arange(k), (np.arange(k) + 1) % k]  # a_c - b_c
-    u = scores(k) / slope
+    u = scores(k) / side.slope
     # The law of the reports weighs their moments: the unbiased shares for one-hot reports
     # (they sum to 1, and give the reports' own moments); for unary ones the maximum-likelihood
     # shares (see the module docstring).
@@ -208,8 +207,7 @@ def _worst_variance_times_n(mechanism: ldp.Mechanism) -> float:
     Var(v) is a concave quadratic in t with its maximum at a closed-form t."""
     side = _Side(mechanism)
     k = mechanism.k
-    slope = np.diag(side.S) - side.S[np.arange(k), (np.arange(k) + 1) % k]
-    u = scores(k) / slope
+    u = scores(k) / side.slope
     q = side.moment(u[None, :], u[None, :])[0]
     m = u @ side.S
     q0, q1, m0, m1 = q[0], q[-1], m[0], m[-1]
