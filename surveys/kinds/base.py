@@ -111,6 +111,12 @@ class QuestionKind:
         arguments of ``mechanism``: none, but a number question's range and bins."""
         return {}
 
+    def browser_answer(self, index: int, k: int) -> Any:
+        """The true answer the browser randomizes for answer ``index`` of the ``k`` its
+        mechanism takes, as the respondent page's data gives an extra answer ("No answer",
+        "Not asked"): the index itself for a kind with one answer among k."""
+        return index
+
     def mechanism(
         self, epsilon: float, k: int, override: str = "", **settings: Any
     ) -> ldp.Mechanism:

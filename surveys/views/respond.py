@@ -53,6 +53,7 @@ from surveys.helpers.privacy_words import (
 from surveys.helpers.ratelimit import is_limited
 from surveys.helpers.times import respondent_time
 from surveys.kinds.answers import NO_ANSWER, NOT_ASKED
+from surveys.kinds.base import QuestionKind
 from surveys.models import STUDY_TEXTS, Invitation, Survey
 from surveys.queries import schedule
 from surveys.queries.wording import wording
@@ -166,6 +167,12 @@ def completion_host(survey: Survey) -> str | None:
     return urlsplit(url).hostname if url else None
 
 
+def _browser_answer(kind: QuestionKind, index: int | None, k: int) -> Any:
+    """An extra answer (``index``, None where the question has not that one) as the browser
+    randomizes it (``QuestionKind.browser_answer``)."""
+    return None if index is None else kind.browser_answer(index, k)
+
+
 def respond_context(
     request: HttpRequest, survey: Survey, *, preview: bool = False, invitation: str | None = None
 ) -> dict[str, Any]:
@@ -187,6 +194,7 @@ def respond_context(
         labels, label_langs = texts["labels"], texts["label_langs"]
         # Its extra answers, each one more answer of its mechanism (``Question.extra_answers``).
         declined, not_asked = question.extra_index(NO_ANSWER), question.extra_index(NOT_ASKED)
+        kind = question.question_kind
         shared = {"id": question.pk, "text": texts["text"]}
         questions.append(
             shared
@@ -211,8 +219,8 @@ def respond_context(
                 "k": mechanism.k,
                 "spec": mechanism.spec(),
                 "optional": question.optional,
-                "declined": declined,
-                "notAsked": not_asked,
+                "declined": _browser_answer(kind, declined, mechanism.k),
+                "notAsked": _browser_answer(kind, not_asked, mechanism.k),
                 "askedIf": (
                     {"question": question.asked_if_id, "answer": question.asked_if_answer}
                     if question.conditional else None
