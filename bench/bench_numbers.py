@@ -29,6 +29,12 @@ Part 3 (``--groups``), breakdowns (``ldp.numbers.group_means``): a yes/no groupi
 Multinomial from their exact law. Prints the coverage of each group's mean and of the
 difference between the groups.
 
+Part 4 (``--extras``), the mean among those who gave a number (``NumberWindow`` with extra
+answers, Fieller's interval): the skewed ages with 15% answering "Prefer not to say" (one
+extra answer), and a conditional question asked of 40% of whom 10% skip it (two extra
+answers: "No answer" 4%, "Not asked" 60%); S studies per cell, counts Multinomial from the
+exact law. Prints bias, coverage and flags as part 2, and the mean interval width.
+
 Fixed seed; a couple of minutes on one core.
 """
 
@@ -182,6 +188,38 @@ def coverage(studies: int, bin_studies: int, rng: np.random.Generator) -> None:
                       f"{tv:7.3f} {flag}", flush=True)
 
 
+def extras(studies: int, rng: np.random.Generator) -> None:
+    print(f"\nPart 4: the mean among those who gave a number (years), {studies} studies per "
+          "cell")
+    print(f"{'case':>11} {'epsilon':>7} {'n':>7} {'bias':>8} {'+-':>6} {'coverage':>8} "
+          f"{'+-':>6} {'width':>7}")
+    shares = truth_skewed()
+    truth = float(shares @ np.arange(LOW, HIGH + 1))
+    for name, extra_shares in (("refuse 15%", [0.15]), ("asked 40%", [0.04, 0.6])):
+        for epsilon in EPSILONS:
+            mechanism = numbers.NumberWindow(epsilon, LOW, HIGH, 0, EDGES,
+                                             extras=len(extra_shares))
+            law = (1 - sum(extra_shares)) * report_law(mechanism, shares) + sum(
+                share * mechanism.extra_probabilities(e) for e, share in enumerate(extra_shares)
+            )
+            for n in SIZES:
+                counts = rng.multinomial(n, law, size=studies)
+                found = [mechanism.mean(c, n) for c in counts]
+                estimate = np.array([m.estimate for m in found])
+                low = np.array([m.ci_low for m in found])
+                high = np.array([m.ci_high for m in found])
+                covered = float(np.mean((low <= truth) & (truth <= high)))
+                known = np.isfinite(estimate)
+                bias = float(estimate[known].mean() - truth)
+                bias_error = float(estimate[known].std(ddof=1) / math.sqrt(known.sum()))
+                covered_error = math.sqrt(covered * (1 - covered) / studies)
+                flag = ("LOW" if covered < 0.93
+                        else "HIGH" if n >= 1000 and covered > 0.97 else "")
+                print(f"{name:>11} {epsilon:7g} {n:7d} {bias:8.3f} {bias_error:6.3f} "
+                      f"{covered:8.3f} {covered_error:6.3f} {np.mean(high - low):7.2f} {flag}",
+                      flush=True)
+
+
 def groups(studies: int, rng: np.random.Generator) -> None:
     print(f"\nPart 3: means within the groups of a yes/no question, {studies} studies per cell")
     print(f"{'epsilon':>7} {'n':>7} {'mean no':>8} {'mean yes':>8} {'difference':>10}")
@@ -214,6 +252,7 @@ def main() -> None:
     parser.add_argument("--bin-studies", type=int, default=50)
     parser.add_argument("--compare", action="store_true", help="part 1 only")
     parser.add_argument("--groups", action="store_true", help="part 3 only")
+    parser.add_argument("--extras", action="store_true", help="part 4 only")
     args = parser.parse_args()
     rng = np.random.default_rng(SEED)
     start = time.time()
@@ -221,6 +260,8 @@ def main() -> None:
         compare(args.bin_studies, rng)
     elif args.groups:
         groups(args.studies // 2, rng)
+    elif args.extras:
+        extras(args.studies // 2, rng)
     else:
         coverage(args.studies, args.bin_studies, rng)
     print(f"\n{time.time() - start:.0f} s")

@@ -227,6 +227,14 @@ def show(title: str, value) -> None:
 
 # --- axe-core ---------------------------------------------------------------------------
 
+PHONE_CONTEXT = {"viewport": {"width": 360, "height": 740}, "has_touch": True}
+AXE_CONTEXTS = {
+    "360px": PHONE_CONTEXT,
+    "1280px": {"viewport": {"width": 1280, "height": 800}},
+    "200%": {"viewport": {"width": 640, "height": 400}, "device_scale_factor": 2},
+}
+"""Browser contexts for accessibility checks: a phone, a desktop, and 200% zoom of 1,280 px
+(a 640 x 400 viewport at a device pixel ratio of 2, media queries included)."""
 AXE = Path(settings.BASE_DIR) / "node_modules" / "axe-core" / "axe.min.js"
 AXE_URL = "/__axe-core__/axe.min.js"  # answered by the test from node_modules, never by Django
 BLOCKING = ("critical", "serious")

@@ -154,10 +154,12 @@ export function groupingTexts(data) {
 
 // The number of answers of a question from the form's values and what its kind takes
 // (`facts`, `QuestionKind.form_facts`): the site's own answers (yes/no: 2), the points of a
-// rating scale, or the lines typed; then its extra answers, "No answer" and "Not asked"
-// (`extras`: how many the form asks for), randomized like the others where the kind takes them.
+// rating scale, or the lines typed (none for a number question); then its extra answers, "No
+// answer" and "Not asked" (`extras`: how many the form asks for), randomized like the others
+// where the kind takes them.
 export function answerCount({ facts, choices, scalePoints, extras = 0 }) {
   const more = facts?.extras ? extras : 0;
+  if (facts?.number) return more;
   if (facts?.fixed_answers) return facts.fixed_answers + more;
   if (facts?.scale) return (Number(scalePoints) || 5) + more;
   return Math.max(2, (choices ?? "").split("\n").filter((line) => line.trim()).length) + more;

@@ -16,7 +16,9 @@
 //                   output cells starts at s = floor(i (cells - width) / steps), moved up by
 //                   one with the exact probability of the remainder; the report is a cell of
 //                   the window with probability p, else one of the others, each uniformly
-//                   (surveys/ldp/numbers.py).
+//                   (surveys/ldp/numbers.py). A question that may get no number ("No
+//                   answer", "Not asked") has `extras` more windows after the `cells`: the
+//                   answer {extra: e} starts at cells + e width (numberOutputs cells in all).
 
 const MAX_CATEGORIES = 1000;
 const TWO_POW_26 = 2 ** 26;
@@ -80,13 +82,20 @@ function epsilonOf(encoding, p, q) {
 
 const MAX_STEPS = 10 ** 7;
 const MAX_DECIMALS = 3;
+const MAX_EXTRAS = 2;
 
-// A number spec's checks: whole numbers of cells, width and steps, and p / width against
-// (1 - p) / (cells - width) within the odds e^epsilon.
-function validateNumberSpec({ cells, width, steps, decimals, low, high, p, epsilon }) {
+/** The cells a number spec's reports fall in: the grid's, then one window per extra answer. */
+export function numberOutputs({ cells, width, extras = 0 }) {
+  return extras ? cells + extras * width : cells;
+}
+
+// A number spec's checks: whole numbers of cells, width, steps and extras, and p / width
+// against (1 - p) / (outputs - width) within the odds e^epsilon.
+function validateNumberSpec(spec) {
+  const { cells, width, steps, decimals, low, high, p, epsilon, extras = 0 } = spec;
   const whole = (x, low, high) => Number.isInteger(x) && x >= low && x <= high;
-  if (!whole(cells, 3, MAX_CATEGORIES) || !whole(width, 1, cells - 2) || !whole(steps, 1, MAX_STEPS) || !whole(decimals, 0, MAX_DECIMALS)) {
-    throw new Error("a number spec needs whole numbers of cells, width, steps and decimals");
+  if (!whole(cells, 3, MAX_CATEGORIES) || !whole(width, 1, cells - 2) || !whole(steps, 1, MAX_STEPS) || !whole(decimals, 0, MAX_DECIMALS) || !whole(extras, 0, MAX_EXTRAS)) {
+    throw new Error("a number spec needs whole numbers of cells, width, steps, decimals and extras");
   }
   if (!(Number.isFinite(low) && Number.isFinite(high) && low < high)) {
     throw new Error("a number spec needs a range low < high");
@@ -95,7 +104,7 @@ function validateNumberSpec({ cells, width, steps, decimals, low, high, p, epsil
   if (typeof epsilon !== "number" || !(epsilon > 0) || !Number.isFinite(epsilon)) {
     throw new Error(`spec.epsilon must be a positive number, got ${epsilon}`);
   }
-  const ratio = (p * (cells - width)) / ((1 - p) * width);
+  const ratio = (p * (numberOutputs(spec) - width)) / ((1 - p) * width);
   if (!(ratio > 1)) throw new Error("spec.p would make reports uninformative or misleading");
   if (Math.log(ratio) > epsilon + 1e-6) throw new Error("spec.p gives less privacy than spec.epsilon promises");
 }
@@ -145,18 +154,26 @@ export function validateSpec(spec) {
 
 // Randomize one answer (an integer category: 0 = no / 1 = yes for yes/no questions; for
 // "sampled", an array of k 0/1, the ticked boxes; for "number", the number itself, in the
-// range with at most spec.decimals places). Returns 0|1 for "bit", an integer in [0, k) for "index", an array of k 0/1
+// range with at most spec.decimals places, or {extra: e} for an extra answer). Returns 0|1 for "bit", an integer in [0, k) for "index", an array of k 0/1
 // for "unary", [box, 0|1] for "sampled", a cell in [0, cells) for "number".
 export function randomize(spec, answer, source = cryptoSource) {
   validateSpec(spec);
   const { encoding, k, p, q } = spec;
   if (encoding === "number") {
-    const { cells, width, steps } = spec;
-    // i (cells - width) < 2^53: exact integers, so floor and remainder are exact.
-    const position = numberIndex(spec, answer) * (cells - width);
-    const start = Math.floor(position / steps) + (uniformInt(steps, source) < position % steps ? 1 : 0);
+    const { cells, width, steps, extras = 0 } = spec;
+    let start;
+    if (typeof answer === "object" && answer !== null) {
+      if (!Number.isInteger(answer.extra) || answer.extra < 0 || answer.extra >= extras) {
+        throw new Error(`an extra answer must be {extra: e} with e from 0 to ${extras - 1}`);
+      }
+      start = cells + answer.extra * width;
+    } else {
+      // i (cells - width) < 2^53: exact integers, so floor and remainder are exact.
+      const position = numberIndex(spec, answer) * (cells - width);
+      start = Math.floor(position / steps) + (uniformInt(steps, source) < position % steps ? 1 : 0);
+    }
     if (bernoulli(p, source)) return start + uniformInt(width, source);
-    const other = uniformInt(cells - width, source);
+    const other = uniformInt(numberOutputs(spec) - width, source);
     return other >= start ? other + width : other; // skip the window: uniform over the others
   }
   if (encoding === "sampled") {

@@ -14,6 +14,7 @@
 // the page sends those or nothing, so no question ever gets a second report from this browser.
 
 import { gettext, interpolate } from "./i18n.js";
+import { numberOutputs } from "./ldp.js";
 
 // 64 symbols, so a random byte's low 6 bits pick one uniformly (256 = 4 x 64: no bias).
 const KEY_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -136,7 +137,7 @@ export function isValidReport(question, report) {
   }
   if (question.encoding === "bit") return isBit(report);
   if (question.encoding === "number") {
-    return Number.isInteger(report) && report >= 0 && report < question.spec.cells;
+    return Number.isInteger(report) && report >= 0 && report < numberOutputs(question.spec);
   }
   if (question.encoding === "sampled") {
     return Array.isArray(report) && report.length === 2 && Number.isInteger(report[0]) &&
@@ -145,9 +146,9 @@ export function isValidReport(question, report) {
   return Number.isInteger(report) && report >= 0 && report < question.k;
 }
 
-// An answer: a category index, a number question's number, or a check-all question's ticked
-// boxes (ticking none is an answer too).
-const isAnswer = (answer) => Number.isFinite(answer) || Array.isArray(answer);
+// An answer: a category index, a number question's number or its {extra: e} ("Prefer not to
+// say"), or a check-all question's ticked boxes (ticking none is an answer too).
+const isAnswer = (answer) => Number.isFinite(answer) || (typeof answer === "object" && answer !== null);
 
 /** Whether the respondent is asked `question`: always, unless it is conditional and its
  * condition's answer (in `answers`) is not the one it is asked under. */
@@ -225,7 +226,7 @@ export function describeReport(question, report) {
     return interpolate(text, { label: question.labels[box] });
   }
   if (question.encoding === "number") {
-    return interpolate(gettext("cell %(cell)s of %(cells)s"), { cell: report + 1, cells: question.spec.cells });
+    return interpolate(gettext("cell %(cell)s of %(cells)s"), { cell: report + 1, cells: numberOutputs(question.spec) });
   }
   if (question.encoding !== "unary") {
     return question.labels[report] ?? interpolate(gettext("answer %(number)s"), { number: report + 1 });

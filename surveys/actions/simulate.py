@@ -129,18 +129,26 @@ def simulate_responses(
             shares = _shares(question, truth.get(question.pk, ()))
             rows = np.broadcast_to(shares, (n, len(shares)))
         values[question.pk] = _draw(rows, rng, ticks_each=_ticks_each(question))
-    store_reports(survey, {
-        q.pk: q.mechanism().perturb(_true_values(q, values[q.pk], rng), rng) for q in questions
-    })
+    store_reports(survey, {q.pk: _perturb(q, values[q.pk], rng) for q in questions})
 
 
-def _true_values(question, drawn: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """What the mechanism randomizes: the answers drawn, or for a number question, whose
-    truth is the share of respondents in each of its bins, a number drawn uniformly from the
-    grid of the range within each respondent's bin."""
+def _perturb(question, drawn: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The reports of the answers drawn; for a number question, whose truth is the share of
+    respondents in each of its bins, then in each extra answer, a number drawn uniformly from
+    the grid of the range within each respondent's bin, or the extra answer drawn."""
     mechanism = question.mechanism()
     if mechanism.encoding != "number":
-        return drawn
+        return mechanism.perturb(drawn, rng)
+    bins = mechanism.bins
+    extra = np.where(drawn >= bins, drawn - bins, -1)
+    return mechanism.perturb(
+        _numbers(question, np.minimum(drawn, bins - 1), rng), rng, extra=extra
+    )
+
+
+def _numbers(question, drawn: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A number drawn uniformly from the grid of the range within each respondent's bin."""
+    mechanism = question.mechanism()
     scale = 10**mechanism.decimals
     cuts = np.array([mechanism.low, *mechanism.edges, mechanism.high]) - mechanism.low
     first = np.ceil(np.round(cuts[:-1] * scale, 9)).astype(np.int64)  # a bin's first index

@@ -73,6 +73,9 @@ class QuestionKind:
     """Whether its questions may offer "Prefer not to say", be optional or be conditional:
     each adds one answer its mechanism randomizes like the others ("No answer", "Not
     asked": ``Question.all_labels``), which takes one answer among k."""
+    min_answers: int = 2
+    """The fewest answers k its mechanism takes: 2, but 0 for a number question, whose
+    answers besides its numbers are only its extra ones."""
     method_choice: bool = False
     """Whether the researcher may choose its randomization method (``mechanism``'s
     ``override``, where the site's policy allows it); otherwise it has one method."""

@@ -58,6 +58,8 @@ class NumberKind(QuestionKind):
     def mechanism(
         self, epsilon: float, k: int, override: str = "", **settings: Any
     ) -> ldp.NumberWindow:
+        """``k``: its answers besides numbers, that is its extra ones ("No answer", "Not
+        asked": ``Question.all_labels``), each randomized as one more window."""
         low, high = DEFAULT_RANGE
         return ldp.number_window(
             epsilon,
@@ -65,7 +67,12 @@ class NumberKind(QuestionKind):
             settings.get("high", high),
             settings.get("decimals", 0),
             settings.get("edges", default_edges(low, high, 0)),
+            extras=k,
         )
+
+    def browser_answer(self, index: int, k: int) -> Any:
+        """``{"extra": index}``: the browser's number randomizer takes an extra answer so."""
+        return {"extra": index}
 
     def mechanism_reason(self, epsilon: float, k: int, override: str = "") -> str:
         return gettext(
@@ -136,8 +143,8 @@ NUMBER = NumberKind(
     headline_template="surveys/results/kinds/number.html",
     answer_control="number",
     fields=("number_min", "number_max", "number_decimals", "number_bins"),
+    min_answers=0,
     groups=False,
-    extras=False,
     cannot_group=_(
         "A number question cannot group respondents: use a multiple-choice question with "
         "ranges as its answers to group by a number."

@@ -926,8 +926,13 @@ def _builders() -> dict[str, tuple[Callable[..., Any], tuple[str, ...]]]:
     return {
         **_BUILDERS,
         "sampled": (sampled_boxes, ("epsilon", "k")),
-        "window": (number_window, ("epsilon", "low", "high", "decimals", "edges")),
+        "window": (number_window, ("epsilon", "low", "high", "decimals", "edges", "extras")),
     }
+
+
+_OPTIONAL_PARAMETERS = frozenset({"extras"})
+"""Parameters a spec may lack: number questions' specs frozen before they could take extra
+answers have none."""
 
 
 def from_spec(spec: dict[str, Any]) -> Mechanism:
@@ -940,10 +945,10 @@ def from_spec(spec: dict[str, Any]) -> Mechanism:
     if not isinstance(spec, dict) or spec.get("mechanism") not in _builders():
         raise ValueError(f"a spec must be a dict whose 'mechanism' is one of {sorted(_builders())}")
     build, names = _builders()[spec["mechanism"]]
-    missing = [name for name in names if name not in spec]
+    missing = [name for name in names if name not in spec and name not in _OPTIONAL_PARAMETERS]
     if missing:
         raise ValueError(f"spec for {spec['mechanism']!r} lacks {', '.join(missing)}")
-    mechanism = build(**{name: spec[name] for name in names})
+    mechanism = build(**{name: spec[name] for name in names if name in spec})
     expected = mechanism.spec()
     wrong = sorted(key for key in spec if key not in expected or spec[key] != expected[key])
     if wrong:

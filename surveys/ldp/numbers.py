@@ -39,6 +39,12 @@ Estimates:
 - the mean within groups of another question (``group_means``): ratios of unbiased
   estimates, with the delta method's variance.
 
+Extra answers ("No answer", "Not asked": ``extras``): each is one more window of w cells
+after the grid, so reports run to G + E w - 1 and the privacy argument is unchanged. The
+mean is then among those who gave a number: per-cell values v and a whose means are t and 1
+for a number and 0 for an extra answer (``_unit_values``), the ratio mean(v) / mean(a) with
+Fieller's interval; the bins come with the extra answers' shares (EMS over both).
+
 Pure numpy; no Django. Guide: docs/ldp.md, "Numbers".
 """
 
@@ -55,7 +61,7 @@ from scipy.stats import chi2
 from scipy.stats import t as student_t
 
 from ._checks import check_n, check_probability, is_integer, is_real, read_only
-from .joint import Association, Difference, PairCounts, _Side
+from .joint import Association, Difference, PairCounts, _score_interval, _Side, _widen
 from .mechanisms import (
     Estimate,
     Mechanism,
@@ -75,6 +81,8 @@ MAX_STEPS: int = 10**7
 below it exactly."""
 MAX_BINS: int = 20
 """Most bins of the distribution."""
+MAX_EXTRAS: int = 2
+"""Most answers given instead of a number: "No answer" and "Not asked"."""
 EM_TOLERANCE: float = 1e-9
 """EMS stops when no start's share moves by more than this in one step."""
 EM_MAX_STEPS: int = 5000
@@ -97,23 +105,25 @@ GROUP_MEAN_DESCRIPTION: str = (
 # Memos of pure functions of their arguments (read-only results): each process computes the
 # same values, so nothing here is state that workers must share.
 @lru_cache(maxsize=256)
-def _starts_matrix(epsilon: float, cells: int, width: int) -> np.ndarray:
-    """G x K: P(report cell c | window start s)."""
-    inside = width * math.exp(epsilon) / (width * math.exp(epsilon) + cells - width)
+def _starts_matrix(epsilon: float, cells: int, width: int, extras: int = 0) -> np.ndarray:
+    """(G + E w) x (K + E): P(report cell c | window start s), then | extra answer e, whose
+    window is the e-th block of w cells after the grid's G."""
+    outputs = cells + extras * width
+    inside = width * math.exp(epsilon) / (width * math.exp(epsilon) + outputs - width)
     starts = cells - width + 1
-    c = np.arange(cells)[:, None]
-    s = np.arange(starts)[None, :]
+    c = np.arange(outputs)[:, None]
+    s = np.concatenate([np.arange(starts), cells + width * np.arange(extras)])[None, :]
     within = (c >= s) & (c < s + width)
-    matrix = np.where(within, inside / width, (1 - inside) / (cells - width))
+    matrix = np.where(within, inside / width, (1 - inside) / (outputs - width))
     matrix.setflags(write=False)
     return matrix
 
 
-def _worst_variance(matrix: np.ndarray) -> float:
-    """The largest variance of the unbiased value v(c) over the true distributions of the
-    starts (n times the variance of the mean position): f . q - (f . t)^2 is concave in f, so
-    its maximum is on a mix of two starts, found by trying every pair."""
-    values = _values(matrix)
+def _worst_variance(matrix: np.ndarray, values: np.ndarray) -> float:
+    """The largest variance of the unbiased value v(c) (``values``) over the true
+    distributions of the starts (``matrix``: their columns; n times the variance of the mean
+    position): f . q - (f . t)^2 is concave in f, so its maximum is on a mix of two starts,
+    found by trying every pair."""
     starts = matrix.shape[1]
     t = np.arange(starts) / (starts - 1)
     q = (values**2) @ matrix  # E[v^2 | start]
@@ -132,13 +142,41 @@ def _values(matrix: np.ndarray) -> np.ndarray:
     return (cells - means[0]) / (means[-1] - means[0])
 
 
+def _unit_values(matrix: np.ndarray, cells: int, extras: int) -> tuple[np.ndarray, np.ndarray]:
+    """(v, a): each report cell's values whose means are, for a respondent at start s, the
+    position t = s / (K - 1) and 1, and for one who gave an extra answer, 0 and 0 (module
+    docstring, "the mean among those who answered"). Both are of the form alpha + beta c on
+    the grid's cells and one constant on each extra answer's block: 2 + E unknowns for
+    2 + E conditions (the means of c on the grid are linear in s), solved exactly. Without
+    extra answers, v is ``_values`` and a is 1."""
+    outputs, columns = matrix.shape
+    starts = columns - extras
+    c = np.arange(outputs)
+    on_grid = c < cells
+    width = (outputs - cells) // extras if extras else 0
+    basis = np.column_stack(
+        [np.ones(outputs), np.where(on_grid, c, 0.0)]
+        + [(c >= cells + e * width) & (c < cells + (e + 1) * width) for e in range(extras)]
+    ).astype(float)
+    answered = np.concatenate([np.ones(starts), np.zeros(extras)])
+    position = np.concatenate([np.arange(starts) / (starts - 1), np.zeros(extras)])
+    targets = np.column_stack([position, answered])
+    # The conditions on the starts are all implied by those on the first and the last.
+    rows = np.r_[0, starts - 1, np.arange(starts, columns)]
+    solution = np.linalg.solve((matrix.T @ basis)[rows], targets[rows])
+    values = basis @ solution
+    values.setflags(write=False)
+    return values[:, 0], values[:, 1]
+
+
 @lru_cache(maxsize=64)
 def best_width(epsilon: float, cells: int = CELLS) -> int:
     """The window's width with the smallest worst-case variance of the mean."""
-    return min(
-        range(1, cells - 1),
-        key=lambda w: _worst_variance(_starts_matrix(epsilon, cells, w)),
-    )
+    def worst(width: int) -> float:
+        matrix = _starts_matrix(epsilon, cells, width)
+        return _worst_variance(matrix, _values(matrix))
+
+    return min(range(1, cells - 1), key=worst)
 
 
 def _format(x: float, decimals: int) -> str:
@@ -165,9 +203,12 @@ class NumberWindow:
         decimals: int = 0,
         edges: Any = (),
         width: int | None = None,
+        extras: int = 0,
     ) -> None:
         """``width``: the window's width, by default ``best_width`` (another width is for
-        comparisons only: ``from_spec`` rebuilds the default)."""
+        comparisons only: ``from_spec`` rebuilds the default); ``extras``: how many answers
+        respondents may give instead of a number ("No answer", "Not asked"), each randomized
+        as one more window of ``width`` cells after the grid."""
         self.epsilon = _check_epsilon(epsilon)
         if not (is_integer(decimals) and 0 <= decimals <= MAX_DECIMALS):
             raise ValueError(f"decimals must be a whole number from 0 to {MAX_DECIMALS}")
@@ -198,23 +239,28 @@ class NumberWindow:
                 f"the bins' edges must increase strictly within the range ({len(self.edges)} "
                 f"given; at most {MAX_BINS - 1})"
             )
-        self.k = len(self.edges) + 1
+        if extras not in range(MAX_EXTRAS + 1):
+            raise ValueError(f"extras must be a whole number from 0 to {MAX_EXTRAS}")
+        self.extras = int(extras)
+        self.bins = len(self.edges) + 1
+        self.k = self.bins + self.extras
         self.cells = CELLS
         self.width = best_width(self.epsilon, self.cells) if width is None else int(width)
         if not 1 <= self.width <= self.cells - 2:
             raise ValueError(f"the window's width must be from 1 to {self.cells - 2}")
         self.starts = self.cells - self.width + 1
+        self.outputs = self.cells + self.extras * self.width
         odds = self.width * math.exp(self.epsilon)
-        self.p = odds / (odds + self.cells - self.width)
-        self.p_bar = (self.cells - self.width) / (odds + self.cells - self.width)
+        self.p = odds / (odds + self.outputs - self.width)
+        self.p_bar = (self.outputs - self.width) / (odds + self.outputs - self.width)
         self.q = self.p
-        self.tally_size = self.cells
-        self._matrix = _starts_matrix(self.epsilon, self.cells, self.width)
-        self._values = _values(self._matrix)
+        self.tally_size = self.outputs
+        self._matrix = _starts_matrix(self.epsilon, self.cells, self.width, self.extras)
+        self._values, self._answered = _unit_values(self._matrix, self.cells, self.extras)
 
     def __repr__(self) -> str:
         return (f"<NumberWindow epsilon={self.epsilon!r} [{self.low!r}, {self.high!r}] "
-                f"decimals={self.decimals} bins={self.k}>")
+                f"decimals={self.decimals} bins={self.bins} extras={self.extras}>")
 
     @property
     def span(self) -> float:
@@ -233,16 +279,16 @@ class NumberWindow:
             "mechanism": self.name, "encoding": self.encoding, "epsilon": self.epsilon,
             "low": self.low, "high": self.high, "decimals": self.decimals,
             "edges": list(self.edges), "k": self.k, "steps": self.steps, "cells": self.cells,
-            "width": self.width, "p": self.p,
+            "width": self.width, "p": self.p, "extras": self.extras,
         }
 
     def matrix(self) -> np.ndarray:
-        """G x K: P(report cell c | window start s)."""
+        """(G + E w) x (K + E): P(report cell c | window start s, then | extra answer e)."""
         return self._matrix
 
     def exact_epsilon(self) -> float:
-        """The largest log ratio of a report's probabilities over two starts, hence over two
-        inputs (each a mix of two adjacent starts)."""
+        """The largest log ratio of a report's probabilities over two starts or extra answers,
+        hence over two inputs (a number is a mix of two adjacent starts)."""
         return epsilon_from_matrix(self._matrix)
 
     def bin_labels(self) -> list[str]:
@@ -265,7 +311,7 @@ class NumberWindow:
         return i
 
     def report_probabilities(self, index: int) -> np.ndarray:
-        """Length-G: P(report c | the number at grid index ``index``)."""
+        """Length G + E w: P(report c | the number at grid index ``index``)."""
         u = int(index) * (self.starts - 1)
         start, rest = divmod(u, self.steps)
         up = rest / self.steps
@@ -274,22 +320,37 @@ class NumberWindow:
             law = law + up * self._matrix[:, start + 1]
         return law
 
-    def perturb(self, values: Any, rng: np.random.Generator) -> np.ndarray:
-        """Reference randomizer: one report (a cell) per number of ``values``."""
+    def extra_probabilities(self, extra: int) -> np.ndarray:
+        """Length G + E w: P(report c | extra answer ``extra``, 0 for the first)."""
+        if extra not in range(self.extras):
+            raise ValueError(f"extra must be a whole number from 0 to {self.extras - 1}")
+        return self._matrix[:, self.starts + extra]
+
+    def perturb(
+        self, values: Any, rng: np.random.Generator, extra: Any = None
+    ) -> np.ndarray:
+        """Reference randomizer: one report (a cell) per number of ``values``; ``extra``:
+        per respondent, the extra answer given instead of the number (0 for the first), or
+        -1 where the number counts."""
         i = self.index(values)
         start, rest = np.divmod(i * (self.starts - 1), self.steps)
         start = start + (rng.integers(0, self.steps, size=i.size) < rest)
+        if extra is not None:
+            e = np.asarray(extra)
+            if e.shape != i.shape or np.any((e < -1) | (e >= self.extras)):
+                raise ValueError(f"extra must be -1 or an extra answer below {self.extras}")
+            start = np.where(e >= 0, self.cells + self.width * e, start)
         inside = rng.random(i.size) < self.p
         within = start + rng.integers(0, self.width, size=i.size)
-        other = rng.integers(0, self.cells - self.width, size=i.size)
+        other = rng.integers(0, self.outputs - self.width, size=i.size)
         outside = np.where(other >= start, other + self.width, other)
         return np.where(inside, within, outside).astype(np.int64)
 
     def validate_report(self, report: object) -> int:
-        """A report is a whole number from 0 to G - 1 (a cell)."""
-        if not is_integer(report) or not 0 <= report < self.cells:
+        """A report is a whole number from 0 to G + E w - 1 (a cell)."""
+        if not is_integer(report) or not 0 <= report < self.outputs:
             raise ValueError(
-                f"a number's report must be a whole number from 0 to {self.cells - 1}, "
+                f"a number's report must be a whole number from 0 to {self.outputs - 1}, "
                 f"got {report!r}"
             )
         return int(report)
@@ -300,37 +361,48 @@ class NumberWindow:
     def support_counts(self, reports: Any) -> np.ndarray:
         r = np.asarray(reports)
         if r.size == 0:
-            return np.zeros(self.cells, dtype=np.int64)
+            return np.zeros(self.outputs, dtype=np.int64)
         if (r.ndim != 1 or not np.issubdtype(r.dtype, np.integer) or r.min() < 0
-                or r.max() >= self.cells):
-            raise ValueError(f"reports must be a 1-D array of cells in [0, {self.cells})")
-        return np.bincount(r, minlength=self.cells).astype(np.int64)
+                or r.max() >= self.outputs):
+            raise ValueError(f"reports must be a 1-D array of cells in [0, {self.outputs})")
+        return np.bincount(r, minlength=self.outputs).astype(np.int64)
 
     def _counts(self, counts: Any, n: int) -> np.ndarray:
         n = check_n(n)
         c = np.asarray(counts)
-        if (c.shape != (self.cells,) or c.dtype.kind not in "iu" or np.any(c < 0)
+        if (c.shape != (self.outputs,) or c.dtype.kind not in "iu" or np.any(c < 0)
                 or c.sum() != n):
-            raise ValueError(f"counts must be {self.cells} whole numbers >= 0 adding up to n")
+            raise ValueError(f"counts must be {self.outputs} whole numbers >= 0 adding up to n")
         return c.astype(np.int64)
 
     # Estimates ---------------------------------------------------------------------------
 
     def unbiased_values(self) -> np.ndarray:
-        """Each cell's unbiased value in the question's unit: the average of the reports'
-        values is the unbiased mean (``mean``)."""
-        return self.to_unit(self._values)
+        """Each cell's unbiased value in the question's unit, low a + (high - low) v: its
+        mean is the number for a respondent who gave one, 0 for an extra answer; the sum of
+        the reports' values over the sum of their ``answered_values`` is the unbiased mean
+        (``mean``; without extra answers, simply their average)."""
+        return self.low * self._answered + self.span * self._values
+
+    def answered_values(self) -> np.ndarray:
+        """Each cell's a: its mean is 1 for a respondent who gave a number, 0 for an extra
+        answer (all 1 without extra answers)."""
+        return self._answered
 
     def to_unit(self, t: Any) -> Any:
         """A position on the range (0..1) in the question's unit."""
         return self.low + self.span * t
 
     def mean(self, counts: Any, n: int, confidence: float = 0.95) -> Mean:
-        """The mean number, in the question's unit, with its Student's t interval."""
+        """The mean number, in the question's unit, with its 95% interval: Student's t
+        interval, or with extra answers the mean among those who gave a number
+        (``_mean_among_answered``)."""
         c = self._counts(counts, n).astype(float)
         alpha = 1 - check_probability("confidence", confidence)
         if n == 0:
             return Mean(math.nan, self.low, self.high, math.nan, math.nan)
+        if self.extras:
+            return self._mean_among_answered(c, n, alpha)
         v = self._values
         average = float(c @ v / n)
         variance = float(c @ (v - average) ** 2 / (n - 1)) if n > 1 else math.inf
@@ -345,17 +417,54 @@ class NumberWindow:
             std_error=self.span * std_error,
         )
 
+    def _mean_among_answered(self, c: np.ndarray, n: int, alpha: float) -> Mean:
+        """The mean position among those who gave a number, N / D = E[v] / E[a] (module
+        docstring), with Fieller's interval: every t in [0, 1] that the test of
+        mean(v - t a) = 0 accepts, with the reports' own variance of v - t a and Student's
+        t quantile (``joint._score_interval``), widened to contain the headline
+        clip(N / D, 0, 1)."""
+        v, a = self._values, self._answered
+        average, answered = float(c @ v / n), float(c @ a / n)
+        if n < 2:
+            return Mean(math.nan, self.low, self.high, math.nan, math.nan)
+
+        def covariance(x: np.ndarray, y: np.ndarray, mean_x: float, mean_y: float) -> float:
+            return float(c @ ((x - mean_x) * (y - mean_y)) / (n - 1))
+
+        v_vv = covariance(v, v, average, average)
+        v_va = covariance(v, a, average, answered)
+        v_aa = covariance(a, a, answered, answered)
+        quantile = float(student_t.ppf(1 - alpha / 2, n - 1))
+        low, high = _score_interval(np.array([average]), np.array([answered]),
+                                    np.array([[v_vv, -2 * v_va, v_aa, 0.0]]), n, quantile)
+        ratio = average / answered if answered > 0 else math.nan
+        headline = np.array([np.clip(ratio, 0, 1)])
+        low, high = _widen(low, high, headline)
+        # The delta method's standard error of the ratio: sqrt(V(ratio) / n) / D.
+        spread = v_vv - 2 * ratio * v_va + ratio * ratio * v_aa
+        std_error = math.sqrt(max(spread, 0.0) / n) / answered if answered > 0 else math.nan
+        return Mean(
+            estimate=float(self.to_unit(headline[0])),
+            ci_low=float(self.to_unit(low[0])),
+            ci_high=float(self.to_unit(high[0])),
+            unbiased=float(self.to_unit(ratio)),
+            std_error=self.span * std_error,
+        )
+
     def starts_distribution(self, counts: Any, n: int) -> np.ndarray:
-        """EMS: the share of respondents at each window start (module docstring)."""
+        """EMS: the share of respondents at each window start, then giving each extra answer
+        (module docstring; the smoothing is over the starts only)."""
         c = self._counts(counts, n).astype(float)
-        f = np.full(self.starts, 1 / self.starts)
+        columns = self.starts + self.extras
+        f = np.full(columns, 1 / columns)
         if n == 0:
             return f
         m = self._matrix
         for _ in range(EM_MAX_STEPS):
             updated = f * (m.T @ (c / (m @ f))) / n
-            padded = np.concatenate([updated[:1], updated, updated[-1:]])
-            smoothed = (padded[:-2] + 2 * padded[1:-1] + padded[2:]) / 4
+            starts, extras = updated[: self.starts], updated[self.starts :]
+            padded = np.concatenate([starts[:1], starts, starts[-1:]])
+            smoothed = np.concatenate([(padded[:-2] + 2 * padded[1:-1] + padded[2:]) / 4, extras])
             smoothed /= smoothed.sum()
             moved = np.abs(smoothed - f).max()
             f = smoothed
@@ -380,13 +489,16 @@ class NumberWindow:
         return mass / mass.sum(axis=1, keepdims=True)
 
     def estimate(self, counts: Any, n: int, confidence: float = 0.95) -> Estimate:
-        """The shares of the bins (EMS, without intervals: ``ci_low``, ``ci_high`` and
-        ``std_errors`` are NaN); ``counts`` holds the reports per cell."""
+        """The shares of the bins, then of the extra answers, among all respondents (EMS,
+        without intervals: ``ci_low``, ``ci_high`` and ``std_errors`` are NaN); ``counts``
+        holds the reports per cell."""
         c = self._counts(counts, n)
         if n == 0:
             shares = np.full(self.k, math.nan)
         else:
-            shares = self.starts_distribution(c, n) @ self._bin_weights()
+            found = self.starts_distribution(c, n)
+            shares = np.concatenate([found[: self.starts] @ self._bin_weights(),
+                                     found[self.starts :]])
         unknown = np.full(self.k, math.nan)
         return Estimate(
             n=n,
@@ -406,8 +518,9 @@ class NumberWindow:
     # Planning ----------------------------------------------------------------------------
 
     def _variance_times_n(self, share: float | None = None) -> float:
-        """n times the variance of the mean position (0..1), in the worst case."""
-        return _worst_variance(self._matrix)
+        """n times the variance of the mean position (0..1), in the worst case (with extra
+        answers, when everyone gives a number)."""
+        return _worst_variance(self._matrix[:, : self.starts], self._values)
 
     def margin_of_error(
         self, n: int, confidence: float = 0.95, share: float | None = None
@@ -468,8 +581,10 @@ def group_means(
     With x_g = (S_A^-1 e_A)_g (e_A: the group report's support vector, so E[x_g | true group
     h] = 1{h = g}) and v the number report's unbiased value, independent given the truth:
     N_g = mean(x_g v) and D_g = mean(x_g) are unbiased for E[1{G = g} t] and P(G = g); the
-    mean is N_g / D_g. Delta method: the covariance of groups g, g' is
-    E[x_g x_g' (v - m_g)(v - m_g')] / (D_g D_g') / n, where the expectation is
+    mean is N_g / D_g. With extra answers, a report's a (whose mean is 1 for a number and 0
+    for an extra answer) replaces 1 in D_g and in the residual v - m_g a: the mean among
+    those in the group who gave a number. Delta method: the covariance of groups g, g' is
+    E[x_g x_g' (v - m_g a)(v - m_g' a)] / (D_g D_g') / n, where the expectation is
     sum_h E[x_g x_g' | h] E[1{G = h} (v - m_g)(v - m_g')], the first factor from the group
     mechanism's law (``joint._Side.moment``), the second estimated without bias like N_g."""
     if counts.joint.shape[1] != mechanism.tally_size:
@@ -485,12 +600,12 @@ def group_means(
             read_only(np.full(k_a, mechanism.low)), read_only(np.full(k_a, mechanism.high)),
             read_only(unknown), read_only(np.full((k_a, k_a), np.nan)), z,
         )
-    v = mechanism._values
+    v, a = mechanism._values, mechanism._answered
     by_group = side.inverse @ counts.joint / n  # (k_a, G): unbiased E[1{G = g}, cell]
-    totals = by_group.sum(axis=1)
+    totals = by_group @ a
     means = by_group @ v / np.where(totals > 0, totals, np.nan)
     known = np.isfinite(means) & (totals > 0)
-    centred = v[None, :] - np.nan_to_num(means)[:, None]  # (k_a, G)
+    centred = v[None, :] - np.nan_to_num(means)[:, None] * a[None, :]  # (k_a, G)
     moments = side.moment(
         np.repeat(side.inverse, k_a, axis=0), np.tile(side.inverse, (k_a, 1))
     ).reshape(k_a, k_a, k_a)  # [g, g', h]
@@ -555,27 +670,31 @@ def number_breakdown(
 
 
 def number_window(
-    epsilon: float, low: float, high: float, decimals: int = 0, edges: Any = ()
+    epsilon: float, low: float, high: float, decimals: int = 0, edges: Any = (), extras: int = 0
 ) -> NumberWindow:
-    """The number mechanism: a sliding window on a grid of ``CELLS`` cells at ``epsilon``."""
-    return NumberWindow(epsilon, low, high, decimals, list(edges))
+    """The number mechanism: a sliding window on a grid of ``CELLS`` cells at ``epsilon``,
+    and one more window per extra answer."""
+    return NumberWindow(epsilon, low, high, decimals, list(edges), extras=extras)
 
 
 def test_vectors() -> list[dict[str, Any]]:
-    """Shared test vectors: spec and P(report cell | grid index) for every index of a few
-    small ranges."""
+    """Shared test vectors: spec and P(report cell | grid index) for a few indices of a few
+    small ranges, and P(report cell | extra answer) where the spec has extra answers."""
     vectors = []
-    for epsilon, low, high, decimals, edges in (
-        (0.5, 0, 10, 0, [5]), (1.0, 18, 99, 0, [30, 45, 65]), (2.0, 0, 1, 1, []),
-        (4.0, -2.5, 2.5, 2, [0]),
+    for epsilon, low, high, decimals, edges, extras in (
+        (0.5, 0, 10, 0, [5], 0), (1.0, 18, 99, 0, [30, 45, 65], 0), (2.0, 0, 1, 1, [], 0),
+        (4.0, -2.5, 2.5, 2, [0], 0), (1.0, 0, 30, 0, [1, 5, 10, 20], 2),
     ):
-        mechanism = number_window(epsilon, low, high, decimals, edges)
+        mechanism = number_window(epsilon, low, high, decimals, edges, extras)
         indices = sorted({0, 1, mechanism.steps // 3, mechanism.steps // 2, mechanism.steps})
         vectors.append({
             "spec": mechanism.spec(),
             "cases": [
                 {"index": i, "probabilities": mechanism.report_probabilities(i).tolist()}
                 for i in indices
+            ] + [
+                {"extra": e, "probabilities": mechanism.extra_probabilities(e).tolist()}
+                for e in range(extras)
             ],
         })
     return vectors

@@ -124,6 +124,7 @@ class NumberResults(TypedDict):
     mean_margin: float | None  # half-width of the mean's 95% interval now, worst case
     target_margin: float  # 5% of the range
     n_for_target_margin: int | None
+    answered: float | None  # with extra answers: the share who gave a number, whose mean it is
 
 
 class SurveyResults(TypedDict):
@@ -253,6 +254,7 @@ class QuestionMetadata(TypedDict):
     translations: dict[str, dict[str, Any]]
     scores: list[int] | None  # rating scales only: the score of each label, 1..k
     unbiased_values: list[float] | None  # number questions only: each cell's unbiased value
+    answered_values: list[float] | None  # number questions only: each cell's answered value
 
 
 class Metadata(TypedDict):

@@ -51,7 +51,7 @@ METHODS = {
 }
 """How the headline estimates and their intervals are made, for the pages and the JSON."""
 
-RESULTS_VERSION = 9
+RESULTS_VERSION = 10
 """Part of every snapshot, so that results (and result cards) cached by a version of the
 site that computed or showed other fields are never served: bump it when they change."""
 
@@ -240,8 +240,9 @@ def question_results(
     """
     mechanism = question.mechanism()
     number = isinstance(mechanism, ldp.NumberWindow)
-    labels = mechanism.bin_labels() if number else question.all_labels()
-    own = len(labels) if number else len(question.labels())
+    own_labels = mechanism.bin_labels() if number else question.labels()
+    labels = own_labels + question.all_labels()[len(question.labels()):]
+    own = len(own_labels)
     needed = respondents_needed(mechanism, TARGET_MARGIN)
     margin = mechanism.margin_of_error(n) if n else None
     result: QuestionResults = {
@@ -270,7 +271,7 @@ def question_results(
     }
     scored = question.question_kind.scored
     reported = (counts, n) if counts else ([0] * mechanism.k, 0)
-    if own < len(labels):
+    if own < len(labels) and not number:  # a number's mean is among those who gave one
         found_among = among.among_answered(mechanism, *reported, own, scored=scored)
         result["among"] = _among(question, labels, found_among)
         if scored:
@@ -282,6 +283,8 @@ def question_results(
         return result
     estimate = mechanism.estimate(counts, n)
     result["anchor"] = _anchor(question, mechanism, estimate)
+    if number and own < len(labels):
+        result["number"]["answered"] = float(1 - estimate.headline[own:].sum())  # type: ignore[index]
     if isinstance(mechanism, ldp.SampledBoxes):
         result["mean_count"] = mechanism.mean_count(counts, n).to_dict()  # type: ignore[typeddict-item]
     wald = ldp.Z95 * estimate.std_errors
@@ -325,7 +328,9 @@ def number_results(
     places and bins' edges; the ``mean`` with its 95% interval (``NumberWindow.mean``; its
     estimate None without reports, its interval the range); ``mean_margin``, the worst-case
     half-width of that interval with n reports (None without), and the respondents needed
-    for ``target_margin``, ``TARGET_MARGIN`` of the range (None beyond the planner's limit)."""
+    for ``target_margin``, ``TARGET_MARGIN`` of the range (None beyond the planner's limit).
+    With extra answers, the mean is among those who gave a number, whose estimated share
+    ``answered`` ``question_results`` sets from the bins' estimate."""
     plan = number_plan(mechanism, ())
     del plan["margins"]
     return {
@@ -333,6 +338,7 @@ def number_results(
         "edges": list(mechanism.edges),
         "mean": mechanism.mean(counts or [0] * mechanism.tally_size, n if counts else 0).to_dict(),
         "mean_margin": mechanism.mean_margin(n) if n else None,
+        "answered": None,
     }
 
 
@@ -507,6 +513,10 @@ def export_metadata(survey: Survey) -> Metadata:
                 mechanism.unbiased_values().tolist()
                 if isinstance(mechanism, ldp.NumberWindow) else None
             ),
+            "answered_values": (
+                mechanism.answered_values().tolist()
+                if isinstance(mechanism, ldp.NumberWindow) else None
+            ),
             "translations": {
                 language: {
                     key: texts["questions"][question.pk][key]
@@ -571,8 +581,11 @@ READING = {
     "number": "One column (a number): the randomized cell, from 0 to cells - 1. The number's "
     "place on [low, high] picks a window of 'width' cells (its start moved up by one with the "
     "exact remainder's probability); the report is a cell of the window with probability p, "
-    "another cell otherwise. 'unbiased_values' gives each cell's unbiased value in the "
-    "question's unit: their average over the reports is the unbiased mean.",
+    "another cell otherwise; with 'extras' (answers instead of a number: 'No answer', 'Not "
+    "asked'), the e-th of them is a window of 'width' cells from cells + e width. "
+    "'unbiased_values' gives each cell's unbiased value in the question's unit: their sum over "
+    "the reports divided by the sum of their 'answered_values' is the unbiased mean (of those "
+    "who gave a number; without extras, simply their average).",
     "sampled": "Two columns (check all that apply): '_option' is the index into labels (from "
     "0) of the option picked uniformly at random, '_ticked' whether its box was ticked (1) or "
     "not (0), kept with probability p and flipped otherwise.",

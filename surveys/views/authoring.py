@@ -477,7 +477,7 @@ def epsilon_explain(request: HttpRequest) -> JsonResponse:
     override = request.GET.get("override", "")
     if kind not in KINDS or override not in Question.Override.values:
         return _refuse(_("Unknown answer type or method."))
-    if not 2 <= k <= ldp.MAX_CATEGORIES:
+    if not KINDS[kind].min_answers <= k <= ldp.MAX_CATEGORIES:
         return _refuse(
             _("A question needs between 2 and %(max)d choices.") % {"max": ldp.MAX_CATEGORIES}
         )

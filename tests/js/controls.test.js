@@ -77,8 +77,9 @@ test("check all that apply reads every box (none ticked is an answer), forgets a
   assert.deepEqual(control.read(fieldset), [0, 0, 0, 0]);
 });
 
-/** A fieldset holding one number box, as number.html renders it. */
-function numberFieldset(value, decimals = "1") {
+/** A fieldset holding one number box, as number.html renders it, and with `refusal` its
+ * "Prefer not to say" check box. */
+function numberFieldset(value, decimals = "1", refusal = false) {
   const classes = new Set();
   const attributes = {};
   const box = {
@@ -93,7 +94,9 @@ function numberFieldset(value, decimals = "1") {
     box,
     classes,
     attributes,
-    querySelector: (selector) => {
+    refusal: refusal ? { checked: false, value: "0", closest: () => ({ classList: box.classList }) } : null,
+    querySelector(selector) {
+      if (selector === "input[data-refusal]") return this.refusal;
       assert.equal(selector, "input[type=number]");
       return box;
     },
@@ -111,6 +114,23 @@ test("a number box reads the number of the range with at most its places, and no
   }
   assert.equal(control.read(numberFieldset("3.5", "0")), undefined);
   assert.equal(control.read(numberFieldset("3", "0")), 3);
+});
+
+test("'Prefer not to say' beside a number box is the extra answer, and empties and disables the box", () => {
+  const control = ANSWER_CONTROLS.number;
+  const fieldset = numberFieldset("12", "1", true);
+  assert.equal(control.read(fieldset), 12);
+  fieldset.refusal.checked = true;
+  assert.deepEqual(control.read(fieldset), { extra: 0 });
+  control.highlight(fieldset);
+  assert.equal(fieldset.box.value, "");
+  assert.equal(fieldset.box.disabled, true);
+  assert.ok(!fieldset.classes.has("is-invalid"));
+  control.clear(fieldset);
+  assert.equal(fieldset.refusal.checked, false);
+  assert.equal(control.read(fieldset), undefined);
+  control.highlight(fieldset);
+  assert.equal(fieldset.box.disabled, false);
 });
 
 test("a number box forgets its number and shows whether it holds an answer", () => {

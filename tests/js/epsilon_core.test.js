@@ -177,4 +177,8 @@ test("a number question's planner speaks in its own unit, and its range goes to 
   assert.equal(query.get("number_min"), "0");
   assert.equal(query.get("number_max"), "200");
   assert.equal(query.get("number_bins"), ""); // blank: equal bins
+  // Its k counts only its extra answers ("No answer", "Not asked"): none here, two there.
+  assert.equal(query.get("k"), "0");
+  const extras = explainQuery({ epsilon: "1", kind: "number", facts: { ...facts, extras: true }, extras: 2 });
+  assert.equal(extras.get("k"), "2");
 });

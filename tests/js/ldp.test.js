@@ -6,6 +6,7 @@ import { test } from "node:test";
 import {
   bernoulli,
   numberIndex,
+  numberOutputs,
   cryptoSource,
   randomize,
   uniformInt,
@@ -256,20 +257,27 @@ test("invalid answers are refused", () => {
 // Numbers: for each grid index of the shared vectors, the cells of seeded reports against
 // DRAWS * P(cell | index), chi-square over the cells with positive probability.
 const { numbers } = JSON.parse(readFileSync(new URL("../ldp_vectors.json", import.meta.url)));
+// A vector case's answer: the number at its grid index, or its extra answer.
+const caseAnswer = (spec, { index, extra }) =>
+  extra === undefined ? spec.low + index / 10 ** spec.decimals : { extra };
 for (const [index, { spec, cases }] of numbers.entries()) {
-  for (const { index: answer, probabilities } of cases) {
-    test(`number sampler matches the vectors: epsilon=${spec.epsilon} [${spec.low}, ${spec.high}] index=${answer}`, () => {
-      const source = seededSource(7000 + index * 100 + answer);
-      const table = new Array(spec.cells).fill(0);
+  for (const vector of cases) {
+    const { probabilities } = vector;
+    const number = vector.extra === undefined;
+    const name = number ? `index=${vector.index}` : `extra=${vector.extra}`;
+    test(`number sampler matches the vectors: epsilon=${spec.epsilon} [${spec.low}, ${spec.high}] ${name}`, () => {
+      const source = seededSource(7000 + index * 100 + (number ? vector.index : 1000 + vector.extra));
+      const outputs = numberOutputs(spec);
+      const table = new Array(outputs).fill(0);
       const draws = DRAWS / 4;
-      const value = spec.low + answer / 10 ** spec.decimals;
+      const value = caseAnswer(spec, vector);
       for (let t = 0; t < draws; t++) table[randomize(spec, value, source)] += 1;
       let statistic = 0;
-      for (let cell = 0; cell < spec.cells; cell++) {
+      for (let cell = 0; cell < outputs; cell++) {
         const expected = draws * probabilities[cell];
         statistic += (table[cell] - expected) ** 2 / expected;
       }
-      const df = spec.cells - 1;
+      const df = outputs - 1;
       assert.ok(statistic < chiSquareCritical(df), `chi2 = ${statistic} with ${df} df`);
     });
   }
@@ -308,23 +316,27 @@ test("numbers map onto the grid exactly and out-of-range ones are refused", () =
 // paths' weights must give the shared vectors' probabilities.
 test("the number randomizer's exact law over every path of its draws matches the vectors", () => {
   for (const { spec, cases } of numbers.filter(({ spec }) => spec.steps <= 100)) {
-    const { cells, width, steps, p, low, decimals } = spec;
-    for (const { index, probabilities } of cases) {
-      const law = new Array(cells).fill(0);
-      const value = low + index / 10 ** decimals;
-      for (let j = 0; j < steps; j++) {
+    const { width, steps, p } = spec;
+    const outputs = numberOutputs(spec);
+    for (const vector of cases) {
+      const { probabilities } = vector;
+      const law = new Array(outputs).fill(0);
+      const value = caseAnswer(spec, vector);
+      const extra = vector.extra !== undefined; // no move of the window to draw
+      const moves = extra ? 1 : steps;
+      for (let j = 0; j < moves; j++) {
         for (const inside of [true, false]) {
-          const choices = inside ? width : cells - width;
+          const choices = inside ? width : outputs - width;
           for (let c = 0; c < choices; c++) {
             const coin = inside ? [0, 0] : [0xffffffff, 0xffffffff];
-            const source = replaySource([j, ...coin, c]);
+            const source = replaySource(extra ? [...coin, c] : [j, ...coin, c]);
             const report = randomize(spec, value, source);
-            assert.equal(source.used, 4);
-            law[report] += (1 / steps) * (inside ? p : 1 - p) * (1 / choices);
+            assert.equal(source.used, extra ? 3 : 4);
+            law[report] += (1 / moves) * (inside ? p : 1 - p) * (1 / choices);
           }
         }
       }
-      for (let cell = 0; cell < cells; cell++) {
+      for (let cell = 0; cell < outputs; cell++) {
         assert.ok(Math.abs(law[cell] - probabilities[cell]) < 1e-12, `cell ${cell}: ${law[cell]} vs ${probabilities[cell]}`);
       }
     }

@@ -1,9 +1,10 @@
 // The respondent page's pure parts (static/surveys/respond_core.js).
 
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { randomize } from "../../static/surveys/ldp.js";
+import { numberOutputs, randomize } from "../../static/surveys/ldp.js";
 import {
   describeReport,
   drawReports,
@@ -314,4 +315,32 @@ test("a number question is answered by any number, sends a cell of its grid, rea
   assert.ok(isValidReport(number, 0) && isValidReport(number, 63));
   assert.ok(!isValidReport(number, 64) && !isValidReport(number, 1.5) && !isValidReport(number, [1]));
   assert.equal(describeReport(number, 9), "cell 10 of 64");
+});
+
+// A number question asked only of those who answer "Yes" to question 21, optional, with
+// "Prefer not to say": its extra answers are {extra: 0} ("No answer") and {extra: 1} ("Not
+// asked"), randomized as two more windows after its grid.
+const { numbers: numberVectors } = JSON.parse(
+  readFileSync(new URL("../ldp_vectors.json", import.meta.url)),
+);
+const numberSpec = numberVectors.find(({ spec }) => spec.extras === 2).spec;
+const numberFollowUp = {
+  id: 23, text: "How many days?", labels: ["No answer", "Not asked"], encoding: "number",
+  k: numberSpec.k, spec: numberSpec, optional: true, declined: { extra: 0 }, notAsked: { extra: 1 },
+  askedIf: { question: 21, answer: 1 },
+};
+
+test("a number question's refusal, skip or absence is randomized as its extra answer, in the same shape", () => {
+  const both = [refusable, numberFollowUp];
+  assert.deepEqual(unanswered(both, { 21: 1, 23: { extra: 0 } }), []); // "Prefer not to say"
+  assert.deepEqual(finalAnswers(both, { 21: 1, 23: 12 }), { 21: 1, 23: 12 });
+  assert.deepEqual(finalAnswers(both, { 21: 1 }), { 21: 1, 23: { extra: 0 } }); // skipped
+  assert.deepEqual(finalAnswers(both, { 21: 0, 23: 12 }), { 21: 0, 23: { extra: 1 } }); // hidden
+  for (const given of [{ 21: 1, 23: 30 }, { 21: 1, 23: { extra: 0 } }, { 21: 1 }, { 21: 0 }]) {
+    const reports = drawReports(both, finalAnswers(both, given), randomize);
+    assert.deepEqual(Object.keys(reports), ["21", "23"]);
+    assert.ok(Number.isInteger(reports[23]) && isValidReport(numberFollowUp, reports[23]));
+  }
+  assert.ok(isValidReport(numberFollowUp, numberOutputs(numberSpec) - 1));
+  assert.ok(!isValidReport(numberFollowUp, numberOutputs(numberSpec)));
 });

@@ -325,9 +325,10 @@ def test_simulated_respondents_answer_a_number_question(researcher):
 def test_the_authoring_panel_plans_the_mean_in_the_questions_unit(client, researcher):
     client.force_login(researcher)
     data = client.get(reverse("epsilon-explain"), {
-        "epsilon": "1", "kind": "number", "k": "2", "number_min": "0", "number_max": "200",
+        "epsilon": "1", "kind": "number", "k": "0", "number_min": "0", "number_max": "200",
         "number_decimals": "0"}).json()
-    mechanism = NUMBER.mechanism(1.0, 2, low=0, high=200, decimals=0, edges=[40, 80, 120, 160])
+    # k counts a number question's extra answers only: none here.
+    mechanism = NUMBER.mechanism(1.0, 0, low=0, high=200, decimals=0, edges=[40, 80, 120, 160])
     assert data["encoding"] == "number"
     assert data["number"]["target_margin"] == pytest.approx(10)
     assert data["number"]["n_for_target_margin"] == mechanism.n_for_mean_margin(10)
@@ -345,3 +346,75 @@ def test_the_authoring_panel_plans_the_mean_in_the_questions_unit(client, resear
     blank = client.get(reverse("epsilon-explain"), {
         "epsilon": "1", "kind": "number", "number_min": "0", "number_max": ""})
     assert blank.status_code == 200 and blank.json()["number"]["high"] == 100
+
+
+def test_a_number_question_can_be_refused_skipped_and_conditional(client, researcher):
+    """Authored with "Prefer not to say", optional and asked only after "Yes": two extra
+    answers, each one more window of its mechanism; the respondent page offers the refusal
+    beside the box and gives the browser both extra answers as its randomizer takes them."""
+    survey = Survey.objects.create(owner=researcher, title="T")
+    client.force_login(researcher)
+    assert client.post(reverse("question-create", args=[survey.pk]), {
+        "text": "Student?", "kind": "yesno", "epsilon": "1"}).status_code == 302
+    condition = survey.questions.get()
+    assert add_question(client, survey, offers_refusal="on", optional="on",
+                        condition=f"{condition.pk}:1").status_code == 302
+    question = survey.ordered_questions()[1]
+    assert question.all_labels() == ["No answer", "Not asked"]
+    mechanism = question.mechanism()
+    assert (mechanism.extras, mechanism.k) == (2, len(BINS) + 2)
+    assert mechanism.tally_size == number_core.CELLS + 2 * mechanism.width
+    open_survey(survey)
+    page = client.get(reverse("respond", args=[survey.public_id])).content.decode()
+    assert f'id="answer-{question.pk}-refusal" value="0" data-refusal' in page
+    assert page.count("Prefer not to say") == 1
+    data = json.loads(page.split('id="respond-data" type="application/json">')[1]
+                      .split("</script>")[0])
+    sent = next(q for q in data["questions"] if q["id"] == question.pk)
+    assert (sent["declined"], sent["notAsked"]) == ({"extra": 0}, {"extra": 1})
+    assert sent["spec"]["extras"] == 2
+
+
+def test_results_of_a_number_with_extra_answers_are_among_those_who_gave_one(
+        client, researcher):
+    """600 respondents, 20% refusing: the mean among the others covers their true mean, the
+    refusal share is estimated, and the exports give what recomputes the mean."""
+    survey = Survey.objects.create(owner=researcher, title="Ages")
+    Question.objects.create(
+        survey=survey, order=1, text=QUESTION["text"], kind="number", epsilon=2.0,
+        number_min=18, number_max=99, number_bins="30, 45, 65", offers_refusal=True)
+    open_survey(survey)
+    (question,) = survey.ordered_questions()
+    mechanism = question.mechanism()
+    rng = np.random.default_rng(8)
+    n = 600
+    ages = rng.integers(18, 60, size=n).astype(float)
+    refused = np.where(rng.random(n) < 0.2, 0, -1)
+    reports = mechanism.perturb(ages, rng, extra=refused)
+    for i in range(n):
+        submission_create(survey=survey, idempotency_key=f"extra-answer-{i}",
+                          reports={question.pk: int(reports[i])})
+    client.force_login(researcher)
+    data = client.get(reverse("survey-results-json", args=[survey.pk])).json()
+    (found,) = data["questions"]
+    assert_shape(data, contracts.SurveyResults)
+    assert found["labels"] == [*BINS, "No answer"] and found["extra_answers"] == 1
+    counts, n = recount(question)
+    mean = found["number"]["mean"]
+    assert mean == pytest.approx(mechanism.mean(counts, n).to_dict())
+    assert mean["ci_low"] < ages[refused < 0].mean() < mean["ci_high"]
+    refusal = found["categories"][-1]["estimate"]
+    assert found["number"]["answered"] == pytest.approx(1 - refusal)
+    # Within 5 standard errors of the refusal share read from its window alone: a report
+    # falls there with probability p if refused, w q otherwise.
+    inside, outside = mechanism.p, mechanism.width * (1 - mechanism.p) / (
+        mechanism.tally_size - mechanism.width)
+    falls = outside + (inside - outside) * np.mean(refused == 0)
+    std_error = np.sqrt(falls * (1 - falls) / n) / (inside - outside)
+    assert abs(refusal - np.mean(refused == 0)) < 5 * std_error
+    page = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
+    assert "Estimated mean among those who gave a number (an estimated" in page
+    metadata = export_metadata(survey)["questions"][0]
+    values = np.array(metadata["unbiased_values"]) @ counts
+    answered = np.array(metadata["answered_values"]) @ counts
+    assert values / answered == pytest.approx(mean["unbiased"])
