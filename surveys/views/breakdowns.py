@@ -19,7 +19,7 @@ from surveys.forms import BreakdownForm
 from surveys.models import Question, Survey
 from surveys.queries import breakdowns
 from surveys.queries.results import CACHE_SECONDS
-from surveys.views.access import get_survey
+from surveys.views.access import get_survey, token_or_login_required
 from surveys.views.common import csv_response
 
 DRAFT = gettext_lazy(
@@ -75,7 +75,7 @@ def question_breakdown(request: HttpRequest, pk: int, question: int) -> HttpResp
 
 
 @require_safe
-@login_required
+@token_or_login_required
 def question_breakdown_json(request: HttpRequest, pk: int, question: int) -> JsonResponse:
     try:
         return JsonResponse(_results(*_query(request, pk, question)))
@@ -84,7 +84,7 @@ def question_breakdown_json(request: HttpRequest, pk: int, question: int) -> Jso
 
 
 @require_safe
-@login_required
+@token_or_login_required
 def question_breakdown_csv(request: HttpRequest, pk: int, question: int) -> HttpResponse:
     survey, question, form = _query(request, pk, question)
     try:
