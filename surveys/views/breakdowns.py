@@ -1,8 +1,9 @@
 """A question broken down by another: the page, its JSON and its CSV.
 
 Same access rule as the dashboard (whoever may view the survey, and staff who may view
-surveys). A breakdown by the question itself, by a question of another survey, or of a draft
-survey is refused with status 400 and a message, and computes nothing.
+surveys; the JSON and the CSV also with an API token). A breakdown by the question itself, by
+a question of another survey, or of a draft survey is refused with status 400 and a message,
+and computes nothing.
 """
 
 from __future__ import annotations

@@ -2,11 +2,12 @@
 
 Whoever may view the survey sees them: its owner, researchers it is shared with, and staff
 who may view surveys in the admin; anyone else gets 404, so the existence of a survey is not
-revealed. Every page costs O(k) per question: the numbers come from tallies
-(``surveys.queries.results``), never from the reports, and the reports export streams. The
-dashboard's question cards are cached with the results they show (per results snapshot), so
-a repeated view renders little; a deployment that changes their templates and keeps a shared
-cache (REDIS_URL) should clear it.
+revealed. The JSON and the exports also accept such a user's API token
+(``surveys.views.access.token_or_login_required``); the dashboard does not. Every page
+costs O(k) per question: the numbers come from tallies (``surveys.queries.results``), never
+from the reports, and the reports export streams. The dashboard's question cards are cached
+with the results they show (per results snapshot), so a repeated view renders little; a
+deployment that changes their templates and keeps a shared cache (REDIS_URL) should clear it.
 """
 
 from __future__ import annotations
