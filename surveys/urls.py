@@ -12,6 +12,7 @@ from surveys.views import (
     respond,
     results,
     sharing,
+    tokens,
     translations,
     wording,
 )
@@ -78,6 +79,9 @@ urlpatterns = [
     # Researchers: invitations
     path("surveys/<int:pk>/invitations/", invitations.invitation_list, name="invitation-list"),
     path("surveys/<int:pk>/invitations.csv", invitations.invitation_csv, name="invitation-csv"),
+    # Researchers: their account
+    path("account/tokens/", tokens.token_list, name="api-tokens"),
+    path("account/tokens/<int:pk>/revoke/", tokens.token_revoke, name="api-token-revoke"),
     # Researchers: results and exports
     path("surveys/<int:pk>/results/", results.survey_results, name="survey-results"),
     path("surveys/<int:pk>/results.json", results.survey_results_json, name="survey-results-json"),

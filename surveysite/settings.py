@@ -195,6 +195,7 @@ CACHES = {
 # kept only in the cache and only for the window; it is never stored with reports.
 RATELIMIT_SUBMISSIONS = os.getenv("RATELIMIT_SUBMISSIONS", "30/60")
 RATELIMIT_SIGN_IN = os.getenv("RATELIMIT_SIGN_IN", "10/300")
+RATELIMIT_API = os.getenv("RATELIMIT_API", "60/60")  # per API token, not per client
 # Behind a proxy, the client's address is the last one the proxy appended.
 RATELIMIT_TRUST_FORWARDED_FOR = env_bool("RATELIMIT_TRUST_FORWARDED_FOR", False)
 

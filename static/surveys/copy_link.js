@@ -1,4 +1,5 @@
-// "Copy link" on a survey's page: puts the link for respondents on the clipboard and says so;
+// "Copy link" on a survey's page (and "Copy token" for a new API token, with the same ids):
+// puts the link for respondents on the clipboard and says so;
 // where the clipboard is unavailable (or refused), selects the link for the keyboard shortcut.
 // Without JavaScript the button stays hidden and the link can be selected by hand.
 

@@ -1,4 +1,5 @@
 """The Django admin: surveys with their questions and translations, and the site's privacy
-policy (``surveys``); the "Add user" page that makes a researcher in one step (``users``)."""
+policy (``surveys``); API tokens (``tokens``); the "Add user" page that makes a researcher in
+one step (``users``)."""
 
-from surveys.admin import surveys, users  # noqa: F401 (importing them registers their admins)
+from surveys.admin import surveys, tokens, users  # noqa: F401 (importing them registers their admins)

@@ -6,9 +6,10 @@ from surveys.forms.invitations import InvitationForm
 from surveys.forms.questions import QuestionForm
 from surveys.forms.sharing import ShareChangeForm, ShareForm
 from surveys.forms.surveys import ConfirmDeleteForm, SurveyForm
+from surveys.forms.tokens import ApiTokenForm
 from surveys.forms.translations import TranslationForm
 
 __all__ = [
-    "BreakdownForm", "ConfirmDeleteForm", "InvitationForm", "QuestionForm", "ShareChangeForm",
-    "ShareForm", "SurveyForm", "TranslationForm",
+    "ApiTokenForm", "BreakdownForm", "ConfirmDeleteForm", "InvitationForm", "QuestionForm",
+    "ShareChangeForm", "ShareForm", "SurveyForm", "TranslationForm",
 ]

@@ -6,7 +6,8 @@ Survey``); each lives in the module that says what it holds:
 - ``survey``: ``Survey``, ``Question``, ``Choice``;
 - ``texts``: ``SurveyTranslation`` and ``WordingRevision`` (what respondents read);
 - ``sharing``: ``SurveyShare``;
-- ``responses``: ``Submission``, ``Tally``, ``PairTally``, ``Invitation``.
+- ``responses``: ``Submission``, ``Tally``, ``PairTally``, ``Invitation``;
+- ``tokens``: ``ApiToken``, a researcher's personal API token.
 
 Models hold fields, constraints and one-row rules; every write that touches more than one
 row or model is in ``surveys.actions``.
@@ -43,13 +44,14 @@ from surveys.models.texts import (
     WordingRevision,
     validate_translation_texts,
 )
+from surveys.models.tokens import TOKEN_START, ApiToken, hash_secret
 
 __all__ = [
     "EPSILON_TOO_SMALL", "FROZEN_MESSAGE", "PUBLIC_TOKEN", "QUESTION_TEXTS", "STUDY_TEXTS",
-    "SURVEY_TEXTS",
-    "TOTAL_EPSILON", "Choice", "Invitation", "PairTally", "PrivacyPolicy", "Question",
+    "SURVEY_TEXTS", "TOKEN_START",
+    "TOTAL_EPSILON", "ApiToken", "Choice", "Invitation", "PairTally", "PrivacyPolicy", "Question",
     "Submission", "Survey", "SurveyShare", "SurveyTranslation", "Tally", "WordingRevision",
-    "build_mechanism", "condition_problem", "epsilon_too_small", "max_length", "new_public_id",
-    "refuse_if_frozen", "total_epsilon", "validate_contact", "validate_epsilon_value",
-    "validate_translation_texts",
+    "build_mechanism", "condition_problem", "epsilon_too_small", "hash_secret", "max_length",
+    "new_public_id", "refuse_if_frozen", "total_epsilon", "validate_contact",
+    "validate_epsilon_value", "validate_translation_texts",
 ]

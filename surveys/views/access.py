@@ -8,13 +8,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import wraps
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils.translation import gettext as _
 
+from surveys.helpers.ratelimit import is_limited, seconds_left
 from surveys.models import Survey
 from surveys.queries.access import Need, is_researcher, may, role
+from surveys.queries.tokens import token_for
 
 
 def researcher_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -26,6 +29,39 @@ def researcher_required(view: Callable[..., HttpResponse]) -> Callable[..., Http
     def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
         if not is_researcher(request.user):
             raise PermissionDenied(_("Only researcher accounts can author surveys."))
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def token_or_login_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """For the pages that read a survey's data (results JSON, breakdowns' JSON and CSV,
+    exports): a request with ``Authorization: Bearer <token>`` is served as the token's owner,
+    for this request only (no session, no cookie); a token unknown, revoked or expired, or a
+    header that is not a bearer token, gets 401; more than ``RATELIMIT_API`` requests with
+    one token get 429. Without the header, the page is as ``login_required`` makes it. Every
+    other page ignores tokens: a token only ever reads."""
+    signed_in = login_required(view)
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        header = request.headers.get("Authorization")
+        if header is None:
+            return signed_in(request, *args, **kwargs)
+        scheme, _space, secret = header.partition(" ")
+        token = token_for(secret.strip()) if scheme.lower() == "bearer" else None
+        if token is None:
+            return JsonResponse(
+                {"error": _("This API token is unknown, revoked or expired.")},
+                status=401, headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+            )
+        if is_limited(request, "api", settings.RATELIMIT_API, client=f"token-{token.pk}"):
+            return JsonResponse(
+                {"error": _("Too many requests with this API token: wait, then try again.")},
+                status=429, headers={"Retry-After": str(seconds_left(settings.RATELIMIT_API))},
+            )
+        token.note_use()
+        request.user = token.owner
         return view(request, *args, **kwargs)
 
     return wrapper

@@ -1,8 +1,9 @@
 """A question broken down by another: the page, its JSON and its CSV.
 
 Same access rule as the dashboard (whoever may view the survey, and staff who may view
-surveys). A breakdown by the question itself, by a question of another survey, or of a draft
-survey is refused with status 400 and a message, and computes nothing.
+surveys; the JSON and the CSV also with an API token). A breakdown by the question itself, by
+a question of another survey, or of a draft survey is refused with status 400 and a message,
+and computes nothing.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from surveys.forms import BreakdownForm
 from surveys.models import Question, Survey
 from surveys.queries import breakdowns
 from surveys.queries.results import CACHE_SECONDS
-from surveys.views.access import get_survey
+from surveys.views.access import get_survey, token_or_login_required
 from surveys.views.common import csv_response
 
 DRAFT = gettext_lazy(
@@ -75,7 +76,7 @@ def question_breakdown(request: HttpRequest, pk: int, question: int) -> HttpResp
 
 
 @require_safe
-@login_required
+@token_or_login_required
 def question_breakdown_json(request: HttpRequest, pk: int, question: int) -> JsonResponse:
     try:
         return JsonResponse(_results(*_query(request, pk, question)))
@@ -84,7 +85,7 @@ def question_breakdown_json(request: HttpRequest, pk: int, question: int) -> Jso
 
 
 @require_safe
-@login_required
+@token_or_login_required
 def question_breakdown_csv(request: HttpRequest, pk: int, question: int) -> HttpResponse:
     survey, question, form = _query(request, pk, question)
     try:

@@ -2,11 +2,12 @@
 
 Whoever may view the survey sees them: its owner, researchers it is shared with, and staff
 who may view surveys in the admin; anyone else gets 404, so the existence of a survey is not
-revealed. Every page costs O(k) per question: the numbers come from tallies
-(``surveys.queries.results``), never from the reports, and the reports export streams. The
-dashboard's question cards are cached with the results they show (per results snapshot), so
-a repeated view renders little; a deployment that changes their templates and keeps a shared
-cache (REDIS_URL) should clear it.
+revealed. The JSON and the exports also accept such a user's API token
+(``surveys.views.access.token_or_login_required``); the dashboard does not. Every page
+costs O(k) per question: the numbers come from tallies (``surveys.queries.results``), never
+from the reports, and the reports export streams. The dashboard's question cards are cached
+with the results they show (per results snapshot), so a repeated view renders little; a
+deployment that changes their templates and keeps a shared cache (REDIS_URL) should clear it.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from django.views.decorators.http import require_safe
 from surveys import ldp
 from surveys.actions.surveys import close_if_due
 from surveys.queries import results, stats_files
-from surveys.views.access import get_survey
+from surveys.views.access import get_survey, token_or_login_required
 from surveys.views.common import csv_response
 
 
@@ -57,7 +58,7 @@ def survey_results(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_safe
-@login_required
+@token_or_login_required
 def survey_results_json(request: HttpRequest, pk: int) -> JsonResponse:
     survey = get_survey(request, pk, "view", staff_may_view=True)
     close_if_due(survey)
@@ -65,7 +66,7 @@ def survey_results_json(request: HttpRequest, pk: int) -> JsonResponse:
 
 
 @require_safe
-@login_required
+@token_or_login_required
 def export_reports_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     survey = get_survey(request, pk, "view", staff_may_view=True)
     return csv_response(results.report_rows(survey), f"survey-{survey.pk}-reports.csv")
@@ -76,7 +77,7 @@ STATS_FILES = {"sav": "application/x-spss-sav", "dta": "application/x-stata-dta"
 
 
 @require_safe
-@login_required
+@token_or_login_required
 def export_reports_file(request: HttpRequest, pk: int, extension: str) -> FileResponse:
     """The reports as an SPSS or Stata file, with labels."""
     if extension not in STATS_FILES:
@@ -97,7 +98,7 @@ LIBRARY = Path(ldp.__file__).parent
 
 
 @require_safe
-@login_required
+@token_or_login_required
 def export_redo_script(request: HttpRequest, pk: int) -> HttpResponse:
     """The Python script that redoes this survey's estimates from its reports and metadata."""
     survey = get_survey(request, pk, "view", staff_may_view=True)
@@ -111,7 +112,7 @@ def export_redo_script(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_safe
-@login_required
+@token_or_login_required
 def export_library(request: HttpRequest) -> HttpResponse:
     """ldp.zip: the folder of the estimation library, for the script above."""
     buffer = io.BytesIO()
@@ -125,7 +126,7 @@ def export_library(request: HttpRequest) -> HttpResponse:
 
 
 @require_safe
-@login_required
+@token_or_login_required
 def export_metadata(request: HttpRequest, pk: int) -> HttpResponse:
     survey = get_survey(request, pk, "view", staff_may_view=True)
     return HttpResponse(
@@ -136,7 +137,7 @@ def export_metadata(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_safe
-@login_required
+@token_or_login_required
 def export_estimates_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     survey = get_survey(request, pk, "view", staff_may_view=True)
     rows = results.estimate_rows(results.survey_results(survey))
