@@ -72,7 +72,8 @@ class QuestionKind:
     extras: bool = True
     """Whether its questions may offer "Prefer not to say", be optional or be conditional:
     each adds one answer its mechanism randomizes like the others ("No answer", "Not
-    asked": ``Question.all_labels``), which takes one answer among k."""
+    asked": ``Question.all_labels``): one answer among k, or for a check-all question one
+    box more, ticked alone (``browser_answer``)."""
     skippable: bool = True
     """Whether its questions may be optional (left blank, randomized as "No answer"): not
     where giving no answer is already an answer (a check-all question's ticking none), which
