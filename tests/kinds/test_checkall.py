@@ -453,3 +453,29 @@ def test_breakdowns_and_exports_name_the_extra_boxes(client, researcher):
     assert labelled_reports(survey).value_labels["q2_option"] == dict(enumerate(labels))
     estimates = csv_rows(client.get(reverse("export-estimates-csv", args=[survey.pk])))
     assert [row["answer"] for row in estimates if row["question"] == "2"] == labels
+
+
+def test_a_follow_up_nobody_may_decline_gives_its_figures_among_those_asked(client, researcher):
+    survey = Survey.objects.create(owner=researcher, title="Habits")
+    student = Question.objects.create(survey=survey, order=1, text="Student?", kind="yesno",
+                                      epsilon=1.0)
+    follow_up = Question.objects.create(survey=survey, order=2, text=QUESTION["text"],
+                                        kind="checkall", epsilon=1.0, asked_if=student,
+                                        asked_if_answer=1)
+    for i, label in enumerate(OPTIONS):
+        Choice.objects.create(question=follow_up, order=i, label=label)
+    open_survey(survey)
+    assert follow_up.all_labels() == [*OPTIONS, "Not asked"]
+    rng = np.random.default_rng(9)
+    boxes = np.zeros((300, 5), dtype=np.int64)
+    boxes[:150, :4] = rng.random((150, 4)) < AMONG
+    boxes[150:, 4] = 1
+    reports = follow_up.mechanism().perturb(boxes, rng)
+    for i in range(300):
+        submission_create(survey=survey, idempotency_key=f"asked-follow-up-{i}", reports={
+            student.pk: int(i < 150), follow_up.pk: reports[i].tolist()})
+    found = survey_results(survey)["questions"][1]
+    assert found["among"]["among"] == "asked" and found["extra_answers"] == 1
+    client.force_login(researcher)
+    page = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
+    assert "Estimated mean number of options ticked among those asked, out of 4" in page
