@@ -584,5 +584,7 @@ READING = {
     "question's unit: their average over the reports is the unbiased mean.",
     "sampled": "Two columns (check all that apply): '_option' is the index into labels (from "
     "0) of the option picked uniformly at random, '_ticked' whether its box was ticked (1) or "
-    "not (0), kept with probability p and flipped otherwise.",
+    "not (0), kept with probability p and flipped otherwise. Its last 'extra_answers' labels "
+    "('No answer', 'Not asked') are boxes too, each ticked alone by those who refused or "
+    "were not asked.",
 }
