@@ -211,7 +211,9 @@ class SampledBoxes:
 
     def mean_count(self, counts: Any, n: int, confidence: float = 0.95) -> Mean:
         """The mean number of options ticked: k times Warner's estimate and Feldman-Cousins
-        interval for the share of reports' boxes ticked (module docstring)."""
+        interval for the share of reports' boxes ticked (module docstring). It counts every
+        box: for a question with extra boxes ("No answer", "Not asked"), which are no options,
+        ``among_answered`` gives the mean over its options among those who answered."""
         _, ticked = self._cells(counts, n)
         ones = int(ticked.sum())
         one = self.box.estimate([n - ones, ones], n, confidence)
