@@ -25,6 +25,15 @@ epsilon, G studies per cell; the (group report, cell) counts are Multinomial fro
 exact law. Prints the coverage of each option's share within each group, of each option's
 difference between the groups, and of each group's mean number ticked.
 
+Part 4 (``--among`` runs only this part), shares among those who answered
+(``SampledBoxes.among_answered``): a check-all question of 4 options with a refusal box (10%
+refuse) and a conditional one asked of 40% (the rest "Not asked"), at epsilon 0.5, 1, 2, 4
+and n 100 to 100,000, S studies per cell. A respondent who refuses or is not asked ticks
+only that box; those who answer tick each option on its own with its share among them. The
+2K cells' counts are Multinomial, exactly (each report is about one box). Prints each
+option's coverage and the mean count's (among those who answered), the largest absolute
+bias of a headline share and the mean count's bias, each with its Monte-Carlo error.
+
 Fixed seed; a few minutes on one core.
 """
 
@@ -195,20 +204,82 @@ def group_coverage(studies: int, rng: np.random.Generator) -> None:
                   f"{' '.join(f'{c:.3f}' for c in np.mean(means, axis=0))}")
 
 
+AMONG_SHARES = np.array([0.05, 0.25, 0.5, 0.85])
+"""Part 4: each option's true share among those who answered (mean count 1.65)."""
+AMONG_CASES = {
+    # name: the extra boxes' true shares of all respondents
+    "check-all, 4 options + refusal (10% refuse)": np.array([0.10]),
+    "conditional check-all asked of 40%": np.array([0.60]),
+}
+
+
+def among_coverage(studies: int, rng: np.random.Generator) -> None:
+    m = AMONG_SHARES.size
+    true_mean = AMONG_SHARES.sum()
+    error = np.sqrt(0.95 * 0.05 / studies)
+    print(f"\nPart 4: shares among those who answered, {m} options with true shares "
+          f"{', '.join(f'{s:.2f}' for s in AMONG_SHARES)} among them (mean count "
+          f"{true_mean:.2f}); {studies:,} studies per cell; coverage MC error +-{error:.3f}")
+    flags = 0
+    for name, extras in AMONG_CASES.items():
+        print(f"\n{name}")
+        print("eps       n   option coverages          mean-count coverage   "
+              "max |share bias| (MC err)   mean-count bias (MC err)")
+        answered = 1 - extras.sum()
+        shares = np.concatenate([answered * AMONG_SHARES, extras])
+        for epsilon in EPSILONS:
+            mechanism = ldp.sampled_boxes(epsilon, shares.size)
+            law = cell_probabilities(mechanism, shares)
+            for n in SIZES:
+                counts = rng.multinomial(n, law, size=studies)
+                found = [mechanism.among_answered(row, n, m) for row in counts]
+                low = np.array([f.ci_low for f in found])
+                high = np.array([f.ci_high for f in found])
+                estimate = np.array([f.estimate for f in found])
+                share_coverage = ((low <= AMONG_SHARES) & (AMONG_SHARES <= high)).mean(axis=0)
+                means = [f.mean_score for f in found]
+                mean_coverage = np.mean([mean.ci_low <= true_mean <= mean.ci_high
+                                         for mean in means])
+                mean_estimate = np.array([mean.estimate for mean in means])
+                # A headline is NaN when the answered share is estimated 0: left out here.
+                bias = np.nanmean(estimate, axis=0) - AMONG_SHARES
+                bias_error = np.nanstd(estimate, axis=0) / np.sqrt(studies)
+                worst = int(np.abs(bias).argmax())
+                mean_bias = np.nanmean(mean_estimate) - true_mean
+                mean_error = np.nanstd(mean_estimate) / np.sqrt(studies)
+                row_flags = [
+                    "LOW" if found < 0.93 else "HIGH"
+                    for found in (*share_coverage, mean_coverage)
+                    if found < 0.93 or (found > 0.97 and n >= 1000)
+                ]
+                flags += len(row_flags)
+                print(f"{epsilon:4g} {n:7,d}   {' '.join(f'{c:.3f}' for c in share_coverage)}"
+                      f"   {mean_coverage:.3f}                 {bias[worst]:+.4f} "
+                      f"({bias_error[worst]:.4f})          {mean_bias:+.4f} ({mean_error:.4f}) "
+                      f"{' '.join(sorted(set(row_flags)))}")
+    print(f"\n{flags} flagged coverages")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--studies", type=int, default=1000)
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--skip-compare", action="store_true")
     parser.add_argument("--group-studies", type=int, default=1000)
+    parser.add_argument("--among", action="store_true", help="only Part 4")
     args = parser.parse_args()
     rng = np.random.default_rng(SEED)
     start = time.time()
+    if args.among:
+        among_coverage(args.studies, rng)
+        print(f"\n{time.time() - start:.0f} s")
+        return
     if not args.skip_compare:
         compare(max(args.studies, 2000), rng)
     coverage(args.studies, args.k, rng)
     bias_of_shares(args.studies, args.k, rng)
     group_coverage(args.group_studies, rng)
+    among_coverage(args.studies, rng)
     print(f"\n{time.time() - start:.0f} s")
 
 

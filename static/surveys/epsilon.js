@@ -99,9 +99,10 @@ function showBudget(epsilon) {
 
 // What the chosen kind of question takes, as the site defines it (`QuestionKind.form_facts`).
 const kindFacts = () => budget.kinds[field("kind").value] ?? {};
-// "No answer" if respondents may refuse or skip it, "Not asked" if it is conditional.
+// "No answer" if respondents may refuse or skip it (where its kind may be skipped), "Not
+// asked" if it is conditional.
 const extraAnswers = () =>
-  Number(Boolean(field("offers_refusal")?.checked || field("optional")?.checked)) +
+  Number(Boolean(field("offers_refusal")?.checked || (kindFacts().skippable && field("optional")?.checked))) +
   Number(Boolean(field("condition")?.value));
 const grouping = () => Boolean(field("used_for_breakdowns")?.checked) && Boolean(kindFacts().groups);
 
@@ -155,7 +156,8 @@ function toggleFields() {
   show("known_percent", facts.anchor);
   show("mechanism_override", facts.method_choice);
   show("used_for_breakdowns", facts.groups);
-  for (const name of ["offers_refusal", "optional", "condition"]) show(name, facts.extras);
+  for (const name of ["offers_refusal", "condition"]) show(name, facts.extras);
+  show("optional", facts.skippable);
   shareField.closest(".mb-3").hidden = Boolean(facts.number); // a number has no answer's share
   groupRow.hidden = !grouping();
 }

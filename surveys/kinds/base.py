@@ -72,10 +72,17 @@ class QuestionKind:
     extras: bool = True
     """Whether its questions may offer "Prefer not to say", be optional or be conditional:
     each adds one answer its mechanism randomizes like the others ("No answer", "Not
-    asked": ``Question.all_labels``), which takes one answer among k."""
+    asked": ``Question.all_labels``): one answer among k, or for a check-all question one
+    box more, ticked alone (``browser_answer``)."""
     min_answers: int = 2
     """The fewest answers k its mechanism takes: 2, but 0 for a number question, whose
     answers besides its numbers are only its extra ones."""
+    skippable: bool = True
+    """Whether its questions may be optional (left blank, randomized as "No answer"): not
+    where giving no answer is already an answer (a check-all question's ticking none), which
+    only "Prefer not to say" can tell from a refusal."""
+    cannot_skip: Promise | None = None
+    """Why its questions cannot be optional, in a sentence (for a kind not ``skippable``)."""
     method_choice: bool = False
     """Whether the researcher may choose its randomization method (``mechanism``'s
     ``override``, where the site's policy allows it); otherwise it has one method."""
@@ -91,6 +98,7 @@ class QuestionKind:
             "anchor": self.anchor_answer is not None,
             "method_choice": self.method_choice,
             "extras": self.extras,
+            "skippable": self.extras and self.skippable,
             "fields": list(self.fields),
         }
 

@@ -2,7 +2,9 @@
 respondent ticks any subset, none included. One epsilon covers the whole ticked set: the
 browser samples one option and randomizes its box (``ldp.sampled_boxes``; why this mechanism:
 ``surveys/ldp/checkall.py`` and docs/ldp.md). Results give each option's share and the mean
-number of options ticked."""
+number of options ticked. Its questions may offer "Prefer not to say" and be conditional, each
+one more box its mechanism randomizes ("No answer", "Not asked", ticked alone by those who
+give it: ``browser_answer``), but not be optional: ticking none is already an answer."""
 
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -15,7 +17,11 @@ class CheckAllKind(QuestionKind):
     def mechanism(
         self, epsilon: float, k: int, override: str = "", **settings: object
     ) -> ldp.SampledBoxes:
-        return ldp.sampled_boxes(epsilon, min(max(k, 2), ldp.MAX_OPTIONS))
+        return ldp.sampled_boxes(epsilon, min(max(k, 2), ldp.MAX_BOXES))
+
+    def browser_answer(self, index: int, k: int) -> list[int]:
+        """The k boxes with only box ``index`` (an extra answer's) ticked."""
+        return [int(box == index) for box in range(k)]
 
     def mechanism_reason(self, epsilon: float, k: int, override: str = "") -> str:
         return gettext(
@@ -47,7 +53,11 @@ CHECK_ALL = CheckAllKind(
     headline_template="surveys/results/kinds/checkall.html",
     answer_control="check_all",
     groups=False,
-    extras=False,
+    skippable=False,
+    cannot_skip=_(
+        "A check-all question cannot be optional: ticking none is already an answer. Offer "
+        "“Prefer not to say” to let respondents decline it."
+    ),
     cannot_group=_(
         "A check-all question cannot group respondents: each ticks a set, not one answer."
     ),

@@ -7,7 +7,7 @@ twin is ``static/surveys/ldp.js``; ``python -m surveys.ldp`` writes the shared t
 Imports inside the package are relative, so the folder can be copied and used on its own.
 """
 
-from .checkall import MAX_OPTIONS, SampledBoxes, sampled_boxes
+from .checkall import MAX_BOXES, MAX_OPTIONS, SampledBoxes, sampled_boxes
 from .mechanisms import (
     CATEGORICAL,
     EXACT_BELOW_VARIANCE,
@@ -49,6 +49,6 @@ __all__ = [
     "DirectMechanism", "Estimate", "Mechanism", "UnaryMechanism", "choice_reason",
     "choose_categorical", "epsilon_from_matrix", "forced_response", "from_spec", "grr",
     "keep_probabilities", "oue", "project_simplex", "randomized_response", "sue",
-    "test_vectors", "z_value", "MAX_OPTIONS", "SampledBoxes", "sampled_boxes",
+    "test_vectors", "z_value", "MAX_BOXES", "MAX_OPTIONS", "SampledBoxes", "sampled_boxes",
     "NumberWindow", "number_window",
 ]

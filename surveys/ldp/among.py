@@ -53,8 +53,10 @@ AMONG_DESCRIPTION: str = (
 class Among:
     """The m own answers' shares among those who answered: ``estimate``, ``ci_low`` and
     ``ci_high`` (arrays of m), ``answered`` (the maximum-likelihood share of respondents
-    who answered), and for a rating scale ``mean_score`` (None otherwise). Without reports
-    every estimate is NaN and every interval [0, 1]."""
+    who answered), and ``mean_score``: a rating scale's mean score, or a check-all
+    question's mean number of options ticked (``checkall.SampledBoxes.among_answered``),
+    among them (None otherwise). Without reports every estimate is NaN and every interval
+    [0, 1]."""
 
     estimate: np.ndarray
     ci_low: np.ndarray

@@ -24,7 +24,12 @@ Estimates, all from the 2k tallies (cell 2 j + y counts the reports [j, y]):
   independently of their answers);
 - the mean number of options ticked, E|S|: every report's y is 1 with probability
   (1 - p) + (2 p - 1) E|S| / k, so the n reports together are a Warner sample about the
-  share E|S| / k; its estimate and interval times k.
+  share E|S| / k; its estimate and interval times k;
+- with extra boxes after the m options ("No answer", "Not asked": a respondent who refused or
+  was not asked ticks only that box), ``among_answered``: each option's share among those
+  who answered, pi_j / D with D = 1 - (the extras' shares), and their mean number of options
+  ticked, (pi_1 + ... + pi_m) / D, by Fieller's interval for a ratio whose numerator and
+  denominator rest on disjoint reports.
 
 Pure numpy; no Django. Guide: docs/ldp.md. Browser twin: ``randomize`` in
 ``static/surveys/ldp.js`` (encoding "sampled").
@@ -38,8 +43,9 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import check_n, is_integer, read_only
-from .joint import Breakdown, Difference, PairCounts, breakdown
+from ._checks import check_n, check_probability, is_integer, read_only
+from .among import Among
+from .joint import Breakdown, Difference, PairCounts, _score_interval, _widen, breakdown
 from .mechanisms import (
     Estimate,
     Mechanism,
@@ -52,6 +58,10 @@ from .scores import Mean
 MAX_OPTIONS: int = 20
 """Most options a check-all question may have: each option's share rests on about n / k
 reports, so beyond this few surveys could estimate them."""
+
+MAX_BOXES: int = MAX_OPTIONS + 2
+"""Most boxes a check-all question's reports are about: its options and its extra answers
+("No answer", "Not asked"), each one more box."""
 
 UNKNOWN_SHARE_ERROR: float = 0.5
 """Standard error given to an option no report was about yet (its share is unknown: the
@@ -71,9 +81,10 @@ class SampledBoxes:
     encoding = "sampled"
 
     def __init__(self, epsilon: float, k: int) -> None:
-        if not (is_integer(k) and 2 <= k <= MAX_OPTIONS):
+        if not (is_integer(k) and 2 <= k <= MAX_BOXES):
             raise ValueError(
-                f"a check-all question has from 2 to {MAX_OPTIONS} options, got {k!r}"
+                f"a check-all question has from 2 to {MAX_BOXES} boxes (its options and "
+                f"extra answers), got {k!r}"
             )
         self.k = int(k)
         self.epsilon = _check_epsilon(epsilon)
@@ -200,7 +211,9 @@ class SampledBoxes:
 
     def mean_count(self, counts: Any, n: int, confidence: float = 0.95) -> Mean:
         """The mean number of options ticked: k times Warner's estimate and Feldman-Cousins
-        interval for the share of reports' boxes ticked (module docstring)."""
+        interval for the share of reports' boxes ticked (module docstring). It counts every
+        box: for a question with extra boxes ("No answer", "Not asked"), which are no options,
+        ``among_answered`` gives the mean over its options among those who answered."""
         _, ticked = self._cells(counts, n)
         ones = int(ticked.sum())
         one = self.box.estimate([n - ones, ones], n, confidence)
@@ -212,6 +225,79 @@ class SampledBoxes:
             unbiased=float(scale * one.proportions[1]),
             std_error=float(scale * one.std_errors[1]),
         )
+
+    def among_answered(self, counts: Any, n: int, options: int, confidence: float = 0.95) -> Among:
+        """The first ``options`` boxes' shares among respondents who answered (the other
+        boxes are extra answers, "No answer" and "Not asked", each ticked alone by those who
+        gave it), and their mean number of options ticked (``Among.mean_score``, 0 to
+        ``options``). Without reports: NaN estimates, intervals [0, 1] (the mean's [0,
+        ``options``]).
+
+        With c = 2 p - 1 and Warner's unbiased share f = (Y / n_a - (1 - p)) / c of a box
+        from its n_a reports, Y of them ticked: option j's share among those who answered is
+        theta_j = pi_j / D, D = 1 - (the extras' shares); the mean is m t with
+        t = ((pi_1 + ... + pi_m) / m) / D, whose numerator is the share of the options' boxes
+        ticked, a Warner share from all the reports about an option (any of the m, drawn
+        uniformly). Numerator and denominator rest on disjoint reports, so given the n_a
+        they are independent, and Fieller's interval is every t in [0, 1] with
+
+            n (f_a - t D_hat)^2 <= z^2 n (Var(f_a | t) + t^2 Var(D_hat)),
+
+        Var(f_a | t) = w (1 - w) / (n_a c^2) at w = (1 - p) + c t D_fit, the numerator's
+        variance when the ratio is t (as a score test: Wilson's interval when nothing is
+        randomized), and Var(D_hat) the extras' Warner variances at their fitted shares;
+        D_fit = 1 - (the extras' shares clipped to [0, 1]), within [0, 1]
+        (``joint._score_interval``, which tests an estimate outside [0, D_hat] as its
+        nearest end and gives [0, 1] when D_hat is not above 0). The headline is the
+        options' clipped shares over D_fit, within [0, 1] (NaN when D_fit is 0), and the
+        interval is widened to contain it. An option no report was about, or an extra
+        answer none was, leaves its intervals [0, 1]."""
+        m = int(options)
+        if not 2 <= m < self.k:
+            raise ValueError(f"options must be from 2 to k - 1 = {self.k - 1}, got {options!r}")
+        about, ticked = self._cells(counts, n)
+        z = z_value(check_probability("confidence", confidence))
+        if n == 0:
+            nothing = np.full(m, np.nan)
+            return Among(read_only(nothing), read_only(np.zeros(m)), read_only(np.ones(m)),
+                         math.nan, Mean(math.nan, 0.0, float(m), math.nan, math.nan))
+        # The numerators: each option's reports, then all of the options' reports together.
+        n_a = np.append(about[:m], about[:m].sum()).astype(float)
+        y_a = np.append(ticked[:m], ticked[:m].sum()).astype(float)
+        n_e, y_e = about[m:].astype(float), ticked[m:].astype(float)
+        known_e = bool(np.all(n_e > 0))
+        a, c = 1 - self.p, 2 * self.p - 1
+        with np.errstate(divide="ignore", invalid="ignore"):
+            f_a = (y_a / np.maximum(n_a, 1) - a) / c
+            f_e = np.where(n_e > 0, (y_e / np.maximum(n_e, 1) - a) / c, 0.0)
+        fitted = float(np.clip(1 - np.clip(f_e, 0, 1).sum(), 0, 1))
+        w_e = a + c * np.clip(f_e, 0, 1)
+        d_variance = float(np.sum(n * w_e * (1 - w_e) / (np.maximum(n_e, 1) * c * c)))
+        b = c * fitted
+        per_report = n / (np.maximum(n_a, 1) * c * c)
+        variance = np.stack([
+            per_report * a * (1 - a), per_report * b * c, d_variance - per_report * b * b,
+            np.zeros_like(per_report),
+        ], axis=-1)
+        total = 1 - float(f_e.sum()) if known_e else 0.0
+        low, high = _score_interval(f_a, np.full(m + 1, total), variance, n, z)
+        unknown = n_a == 0
+        low, high = np.where(unknown, 0.0, low), np.where(unknown, 1.0, high)
+        if known_e and fitted > 0:
+            headline = np.clip(np.clip(f_a, 0, 1) / fitted, 0, 1)
+            headline = np.where(unknown, np.nan, headline)
+        else:
+            headline = np.full(m + 1, np.nan)
+        low, high = _widen(low, high, headline)
+        ratio = float(f_a[-1]) / total if total > 0 else math.nan
+        at_ratio = float(variance[-1, :3] @ [1.0, ratio, ratio * ratio]) if total > 0 else math.nan
+        mean = Mean(
+            estimate=m * float(headline[-1]), ci_low=m * float(low[-1]),
+            ci_high=m * float(high[-1]), unbiased=m * ratio,
+            std_error=m * math.sqrt(max(at_ratio, 0.0) / n) / total if total > 0 else math.nan,
+        )
+        return Among(read_only(headline[:m]), read_only(low[:m]), read_only(high[:m]),
+                     fitted if known_e else math.nan, mean)
 
     # Planning ----------------------------------------------------------------------------
 

@@ -426,6 +426,8 @@ class Question(models.Model):
                 "%(kind)s questions cannot offer “Prefer not to say”, be optional or be "
                 "conditional."
             ) % {"kind": self.question_kind.label}}
+        if self.optional and not self.question_kind.skippable:
+            return {"optional": str(self.question_kind.cannot_skip)}
         if self.asked_if_id is None:
             return {}
         condition = self.asked_if

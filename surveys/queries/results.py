@@ -222,7 +222,8 @@ def question_results(
     without reports.
 
     ``mean_count``, for a check-all question: the mean number of options a respondent ticks
-    with its 95% interval (``ldp.SampledBoxes.mean_count``), None for other kinds and
+    with its 95% interval (``ldp.SampledBoxes.mean_count``; among those who answered where
+    it has extra answers, ``SampledBoxes.among_answered``), None for other kinds and
     without reports.
 
     ``extra_answers``: how many of the last categories are not the question's own answers
@@ -230,7 +231,9 @@ def question_results(
     ``Question.extra_answers``). With any, ``among`` gives its own answers' shares among the
     respondents who gave one (``among``: "answered"; "asked" for a conditional question
     nobody may decline) with 95% intervals (``METHODS["among"]``), and ``answered`` their
-    share; a rating scale's ``mean_score`` is then the mean among them. Without reports
+    share; a rating scale's ``mean_score`` and a check-all question's ``mean_count`` are then
+    the means among them (a check-all question's extra answers are boxes, each ticked alone
+    by those who gave it: ``SampledBoxes.among_answered``). Without reports
     every estimate is None and every interval [0, 1].
 
     ``number``, for a number question (``number_results``): its range, the mean with its 95%
@@ -270,9 +273,14 @@ def question_results(
         "number": number_results(mechanism, counts, n) if number else None,
     }
     scored = question.question_kind.scored
-    reported = (counts, n) if counts else ([0] * mechanism.k, 0)
+    reported = (counts, n) if counts else ([0] * mechanism.tally_size, 0)
+    checkall = isinstance(mechanism, ldp.SampledBoxes)
+    found_among = None
     if own < len(labels) and not number:  # a number's mean is among those who gave one
-        found_among = among.among_answered(mechanism, *reported, own, scored=scored)
+        found_among = (
+            mechanism.among_answered(*reported, own) if checkall  # type: ignore[union-attr]
+            else among.among_answered(mechanism, *reported, own, scored=scored)
+        )
         result["among"] = _among(question, labels, found_among)
         if scored:
             result["mean_score"] = found_among.mean_score.to_dict()  # type: ignore[union-attr,typeddict-item]
@@ -285,8 +293,9 @@ def question_results(
     result["anchor"] = _anchor(question, mechanism, estimate)
     if number and own < len(labels):
         result["number"]["answered"] = float(1 - estimate.headline[own:].sum())  # type: ignore[index]
-    if isinstance(mechanism, ldp.SampledBoxes):
-        result["mean_count"] = mechanism.mean_count(counts, n).to_dict()  # type: ignore[typeddict-item]
+    if checkall:  # over those who answered where it has extra answers
+        mean = found_among.mean_score if found_among else mechanism.mean_count(counts, n)  # type: ignore[union-attr]
+        result["mean_count"] = mean.to_dict()  # type: ignore[union-attr,typeddict-item]
     wald = ldp.Z95 * estimate.std_errors
     unbiased_low = (estimate.proportions - wald).clip(0, 1)
     unbiased_high = (estimate.proportions + wald).clip(0, 1)
@@ -588,5 +597,7 @@ READING = {
     "who gave a number; without extras, simply their average).",
     "sampled": "Two columns (check all that apply): '_option' is the index into labels (from "
     "0) of the option picked uniformly at random, '_ticked' whether its box was ticked (1) or "
-    "not (0), kept with probability p and flipped otherwise.",
+    "not (0), kept with probability p and flipped otherwise. Its last 'extra_answers' labels "
+    "('No answer', 'Not asked') are boxes too, each ticked alone by those who refused or "
+    "were not asked.",
 }

@@ -181,7 +181,8 @@ def test_the_panel_says_when_a_value_is_above_the_sites_limits(
     ("categorical", ["#id_choices", "#id_used_for_breakdowns"],
      ["#id_known_percent", "#id_scale_low"]),
     ("rating", ["#id_scale_low", "#id_scale_points"], ["#id_choices", "#id_known_percent"]),
-    ("checkall", ["#id_choices"], ["#id_used_for_breakdowns", "#id_known_percent"]),
+    ("checkall", ["#id_choices", "#id_offers_refusal", "#id_condition"],
+     ["#id_used_for_breakdowns", "#id_known_percent", "#id_optional"]),
 ])
 def test_the_question_form_shows_the_fields_its_kind_takes(
     page, client, live_server, researcher, kind, shown, hidden

@@ -63,18 +63,79 @@ test("a rating scale reads the chosen point's index, forgets it and shows it, as
   assert.equal(control.read(fieldset), undefined);
 });
 
+/** A check-all fieldset as check_all.html renders it: `count` option boxes in the
+ * [data-boxes] list (`boxes` in all: the options and the extra answers), and with `refusal`
+ * (its box's index) a "Prefer not to say" box after them. */
+function checkAllFieldset(count, boxes = count, refusal = null) {
+  const box = (value) => ({ value: String(value), checked: false, disabled: false });
+  const inputs = Array.from({ length: count }, (_, i) => box(i));
+  const refused = refusal === null ? null : { ...box(refusal), refusal: true };
+  const all = refused ? [...inputs, refused] : inputs;
+  const options = all.map((input) => {
+    const classes = new Set();
+    return {
+      querySelector: () => input,
+      classList: { toggle: (name, on) => (on ? classes.add(name) : classes.delete(name)), has: (name) => classes.has(name) },
+    };
+  });
+  const list = {
+    dataset: { boxes: String(boxes) },
+    querySelectorAll: (selector) => {
+      assert.equal(selector, "input");
+      return inputs;
+    },
+  };
+  return {
+    dataset: { control: "check_all", question: "9" },
+    inputs,
+    refused,
+    options,
+    querySelector: (selector) => ({ "[data-boxes]": list, "input[data-refusal]": refused })[selector],
+    querySelectorAll: (selector) => {
+      assert.equal(selector, ".answer-option");
+      return options;
+    },
+  };
+}
+
 test("check all that apply reads every box (none ticked is an answer), forgets and shows them", () => {
-  const fieldset = choiceFieldset(4, { control: "check_all", question: "9" });
+  const fieldset = checkAllFieldset(4);
   const control = controlOf(fieldset);
   assert.equal(control, ANSWER_CONTROLS.check_all);
   assert.deepEqual(control.read(fieldset), [0, 0, 0, 0]);
-  fieldset.radios[1].checked = true;
-  fieldset.radios[3].checked = true;
+  fieldset.inputs[1].checked = true;
+  fieldset.inputs[3].checked = true;
   assert.deepEqual(control.read(fieldset), [0, 1, 0, 1]);
   control.highlight(fieldset);
   assert.deepEqual(fieldset.options.map((o) => o.classList.has("border-primary")), [false, true, false, true]);
   control.clear(fieldset);
   assert.deepEqual(control.read(fieldset), [0, 0, 0, 0]);
+});
+
+test("check all that apply gives its extra answers' boxes, and with “Prefer not to say” ticked the declined answer", () => {
+  // 3 options, "No answer" (box 3) and "Not asked" (box 4): k = 5 boxes.
+  const fieldset = checkAllFieldset(3, 5, 3);
+  const control = controlOf(fieldset);
+  const declined = [0, 0, 0, 1, 0]; // what the page's data gives as question.declined
+  fieldset.inputs[0].checked = true;
+  fieldset.inputs[2].checked = true;
+  assert.deepEqual(control.read(fieldset), [1, 0, 1, 0, 0]);
+  fieldset.refused.checked = true;
+  assert.deepEqual(control.read(fieldset), declined);
+  control.highlight(fieldset); // on every change: the options are unticked and disabled
+  assert.deepEqual(fieldset.inputs.map((input) => [input.checked, input.disabled]),
+    [[false, true], [false, true], [false, true]]);
+  assert.deepEqual(fieldset.options.map((o) => o.classList.has("border-primary")), [false, false, false, true]);
+  assert.deepEqual(control.read(fieldset), declined);
+  fieldset.refused.checked = false; // unticked: the options are enabled again, none ticked
+  control.highlight(fieldset);
+  assert.deepEqual(fieldset.inputs.map((input) => input.disabled), [false, false, false]);
+  assert.deepEqual(control.read(fieldset), [0, 0, 0, 0, 0]);
+  fieldset.refused.checked = true;
+  control.clear(fieldset);
+  control.highlight(fieldset);
+  assert.equal(fieldset.refused.checked, false);
+  assert.deepEqual(fieldset.inputs.map((input) => input.disabled), [false, false, false]);
 });
 
 /** A fieldset holding one number box, as number.html renders it, and with `refusal` its

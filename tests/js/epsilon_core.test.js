@@ -114,6 +114,8 @@ const FACTS = { // as QuestionKind.form_facts gives them
   yesno: { fixed_answers: 2, typed: false, scale: false, groups: true, anchor: true, method_choice: false, extras: true },
   categorical: { fixed_answers: 0, typed: true, scale: false, groups: true, anchor: false, method_choice: true, extras: true },
   rating: { fixed_answers: 0, typed: false, scale: true, groups: true, anchor: false, method_choice: true, extras: true },
+  checkall: { fixed_answers: 0, typed: true, scale: false, groups: false, anchor: false, method_choice: false, extras: true, skippable: false },
+  number: { fixed_answers: 0, typed: false, scale: false, groups: false, anchor: false, method_choice: false, extras: false, skippable: false },
 };
 
 test("it asks the server about a grouping question only when the box is ticked", () => {
@@ -142,6 +144,8 @@ test("extra answers, where the kind takes them, count among the answers randomiz
   assert.equal(count("yesno", 2), "4"); // and "Not asked"
   assert.equal(count("rating", 2, { scalePoints: "5" }), "7");
   assert.equal(count("categorical", 1, { choices: "A\nB\nC" }), "4");
+  // A check-all question's extra answers are boxes its reports are about too.
+  assert.equal(count("checkall", 2, { choices: "A\nB\nC" }), "5");
   assert.equal(explainQuery({ epsilon: "1", kind: "checkall", facts: { typed: true }, choices: "A\nB", extras: 2 }).get("k"), "2");
 });
 

@@ -20,6 +20,7 @@ from surveys.ldp import joint
 from surveys.ldp.checkall import option_breakdowns
 from surveys.models import Choice, Question, Submission, Survey
 from surveys.queries import contracts
+from surveys.queries.breakdowns import breakdown_results
 from surveys.queries.results import TARGET_MARGIN, export_metadata, survey_results
 from surveys.queries.schedule import readiness_problems
 from surveys.queries.stats_files import labelled_reports
@@ -304,3 +305,177 @@ def test_a_check_all_question_says_nothing_of_a_true_answer_getting_through():
     assert describe_survey_protection([checkall_core.sampled_boxes(1.0, 4)]) == ""
     assert "73%" in describe_survey_protection(
         [checkall_core.sampled_boxes(1.0, 4), ldp.randomized_response(1.0)])
+
+
+# "Prefer not to say" and conditions: extra boxes -------------------------------------------
+
+AMONG = np.array([0.2, 0.7, 0.3, 0.9])
+"""The true share of those who answer the follow-up ticking each option, below."""
+
+
+def follow_up_survey(client, researcher) -> Survey:
+    """A yes/no question, then a check-all follow-up asked only of those answering "Yes" that
+    offers "Prefer not to say", authored through the form; opened."""
+    survey = Survey.objects.create(owner=researcher, title="Habits")
+    client.force_login(researcher)
+    response = client.post(reverse("question-create", args=[survey.pk]),
+                           {"text": "Student?", "kind": "yesno", "epsilon": "1"})
+    assert response.status_code == 302
+    student = survey.questions.get()
+    response = add_question(client, survey, offers_refusal="on", condition=f"{student.pk}:1")
+    assert response.status_code == 302
+    open_survey(survey)
+    return survey
+
+
+def answer_follow_up(survey, n, seed=7) -> None:
+    """n submissions: half answer "Yes" and are asked, of whom 10% refuse and the others tick
+    options with ``AMONG``; the rest are not asked. Each ticks only its extra box, if any."""
+    rng = np.random.default_rng(seed)
+    student, follow_up = survey.ordered_questions()
+    asked = rng.random(n) < 0.5
+    refused = asked & (rng.random(n) < 0.1)
+    boxes = np.zeros((n, len(OPTIONS) + 2), dtype=np.int64)
+    boxes[:, :4] = (rng.random((n, 4)) < AMONG) & (asked & ~refused)[:, None]
+    boxes[refused, 4] = 1
+    boxes[~asked, 5] = 1
+    yes_reports = student.mechanism().perturb(asked.astype(np.int64), rng)
+    reports = follow_up.mechanism().perturb(boxes, rng)
+    for i in range(n):
+        submission_create(survey=survey, idempotency_key=f"follow-{seed}-{i}", reports={
+            student.pk: int(yes_reports[i]), follow_up.pk: reports[i].tolist()})
+    survey.refresh_from_db()
+
+
+def test_a_check_all_question_may_offer_a_refusal_and_be_conditional_but_not_optional(
+    client, researcher
+):
+    survey = Survey.objects.create(owner=researcher, title="Habits")
+    client.force_login(researcher)
+    response = add_question(client, survey, optional="on")
+    assert response.status_code == 200 and not Question.objects.exists()
+    assert ("A check-all question cannot be optional: ticking none is already an answer. Offer "
+            "“Prefer not to say” to let respondents decline it.") in response.content.decode()
+    assert CHECK_ALL.form_facts()["extras"] and not CHECK_ALL.form_facts()["skippable"]
+    assert KINDS["yesno"].form_facts()["skippable"]
+    survey = follow_up_survey(client, researcher)
+    student, follow_up = survey.ordered_questions()
+    assert follow_up.all_labels() == [*OPTIONS, "No answer", "Not asked"]
+    assert follow_up.mechanism().k == 6 and follow_up.mechanism().name == "sampled"
+    assert (follow_up.asked_if, follow_up.asked_if_answer) == (student, 1)
+    # it still cannot be a condition itself: it has no one answer per respondent
+    draft = Survey.objects.create(owner=researcher, title="Draft")
+    first = Question.objects.create(survey=draft, order=1, text="Which?", kind="checkall",
+                                    epsilon=1.0)
+    later = Question(survey=draft, order=2, text="Then?", kind="yesno", epsilon=1.0,
+                     asked_if=first, asked_if_answer=0)
+    assert "asked_if" in later.condition_problems()
+
+
+def test_the_most_options_take_their_extra_boxes():
+    assert CHECK_ALL.mechanism(1.0, ldp.MAX_OPTIONS + 2).k == ldp.MAX_OPTIONS + 2
+    assert CHECK_ALL.answer_problems([f"o{i}" for i in range(ldp.MAX_OPTIONS + 1)])
+    assert CHECK_ALL.browser_answer(4, 6) == [0, 0, 0, 0, 1, 0]
+
+
+def test_the_respondent_page_offers_a_separate_refusal_box_and_sends_boxes_for_extras(
+    client, researcher
+):
+    survey = follow_up_survey(client, researcher)
+    follow_up = survey.ordered_questions()[1]
+    html = client.get(reverse("respond", args=[survey.public_id])).content.decode()
+    assert 'data-boxes="6"' in html
+    assert (f'type="checkbox" id="answer-{follow_up.pk}-4" value="4" data-refusal') in html
+    assert f'type="radio" id="answer-{follow_up.pk}-4"' not in html
+    assert html.count("Prefer not to say") == 1
+    data = json.loads(html.split('id="respond-data" type="application/json">')[1]
+                      .split("</script>")[0])
+    browser = data["questions"][1]
+    assert browser["k"] == 6 and not browser["optional"]
+    assert browser["declined"] == [0, 0, 0, 0, 1, 0]
+    assert browser["notAsked"] == [0, 0, 0, 0, 0, 1]
+    assert browser["askedIf"] == {"question": survey.ordered_questions()[0].pk, "answer": 1}
+    spanish = client.get(reverse("respond", args=[survey.public_id]),
+                         HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert "Prefiero no responder" in spanish
+
+
+def test_results_give_the_extras_and_the_shares_and_mean_among_those_who_answered(
+    client, researcher
+):
+    survey = follow_up_survey(client, researcher)
+    answer_follow_up(survey, 3000)
+    follow_up = survey.ordered_questions()[1]
+    data = client.get(reverse("survey-results-json", args=[survey.pk])).json()
+    found = data["questions"][1]
+    assert found["labels"] == [*OPTIONS, "No answer", "Not asked"]
+    assert found["extra_answers"] == 2
+    counts, n = recount(follow_up)
+    expected = follow_up.mechanism().among_answered(counts, n, 4)
+    among = found["among"]
+    assert among["among"] == "answered" and among["answered"] == pytest.approx(expected.answered)
+    assert [c["label"] for c in among["categories"]] == OPTIONS
+    assert [c["estimate"] for c in among["categories"]] == pytest.approx(list(expected.estimate))
+    assert [c["ci_low"] for c in among["categories"]] == pytest.approx(list(expected.ci_low))
+    mean = found["mean_count"]
+    assert mean == pytest.approx(expected.mean_score.to_dict())
+    assert 0 <= mean["ci_low"] < mean["estimate"] < mean["ci_high"] <= 4
+    # 3,000 reports at epsilon 1 (about 750 asked): the truth within the intervals' reach
+    assert abs(mean["unbiased"] - AMONG.sum()) < 5 * mean["std_error"]
+    assert abs(among["answered"] - 0.45) < 0.15
+    shares = {c["label"]: c for c in found["categories"]}
+    assert abs(shares["Not asked"]["unbiased"] - 0.5) < 5 * shares["Not asked"]["std_error"]
+    assert_shape(data, contracts.SurveyResults)
+    page = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
+    assert "Estimated mean number of options ticked among those who answered, out of 4" in page
+    assert f'data-mean-count>{mean["estimate"]:.2f}</p>' in page
+    assert "Among those who answered (an estimated" in page
+    before = survey_results(follow_up_survey(client, researcher))["questions"][1]
+    assert before["categories"] is None and before["mean_count"] is None
+    assert [c["ci_high"] for c in before["among"]["categories"]] == [1.0] * 4
+
+
+def test_breakdowns_and_exports_name_the_extra_boxes(client, researcher):
+    survey = follow_up_survey(client, researcher)
+    answer_follow_up(survey, 200)
+    student, follow_up = survey.ordered_questions()
+    labels = [*OPTIONS, "No answer", "Not asked"]
+    data = breakdown_results(survey, follow_up, student)
+    assert [a["label"] for a in data["groups"][0]["answers"]] == labels
+    assert [a["label"] for a in data["difference"]["answers"]] == labels
+    assert_shape(data, contracts.BreakdownResults)
+    page = client.get(reverse("question-breakdown", args=[survey.pk, follow_up.pk]),
+                      {"by": student.pk}).content.decode()
+    assert "Not asked" in page and "No answer" in page
+    metadata = export_metadata(survey)["questions"][1]
+    assert metadata["labels"] == labels and metadata["extra_answers"] == 2
+    assert metadata["asked_if"] == {"position": 1, "answer": 1}
+    assert labelled_reports(survey).value_labels["q2_option"] == dict(enumerate(labels))
+    estimates = csv_rows(client.get(reverse("export-estimates-csv", args=[survey.pk])))
+    assert [row["answer"] for row in estimates if row["question"] == "2"] == labels
+
+
+def test_a_follow_up_nobody_may_decline_gives_its_figures_among_those_asked(client, researcher):
+    survey = Survey.objects.create(owner=researcher, title="Habits")
+    student = Question.objects.create(survey=survey, order=1, text="Student?", kind="yesno",
+                                      epsilon=1.0)
+    follow_up = Question.objects.create(survey=survey, order=2, text=QUESTION["text"],
+                                        kind="checkall", epsilon=1.0, asked_if=student,
+                                        asked_if_answer=1)
+    for i, label in enumerate(OPTIONS):
+        Choice.objects.create(question=follow_up, order=i, label=label)
+    open_survey(survey)
+    assert follow_up.all_labels() == [*OPTIONS, "Not asked"]
+    rng = np.random.default_rng(9)
+    boxes = np.zeros((300, 5), dtype=np.int64)
+    boxes[:150, :4] = rng.random((150, 4)) < AMONG
+    boxes[150:, 4] = 1
+    reports = follow_up.mechanism().perturb(boxes, rng)
+    for i in range(300):
+        submission_create(survey=survey, idempotency_key=f"asked-follow-up-{i}", reports={
+            student.pk: int(i < 150), follow_up.pk: reports[i].tolist()})
+    found = survey_results(survey)["questions"][1]
+    assert found["among"]["among"] == "asked" and found["extra_answers"] == 1
+    client.force_login(researcher)
+    page = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
+    assert "Estimated mean number of options ticked among those asked, out of 4" in page

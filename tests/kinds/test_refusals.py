@@ -64,7 +64,7 @@ def test_a_refusal_and_a_condition_are_each_one_more_answer_of_the_mechanism(cli
 @pytest.mark.parametrize("fields,field_error", [
     ({**USE, "known_percent": "0", "offers_refusal": "on"}, "validation anchor is asked"),
     ({"text": "Which?", "kind": "checkall", "epsilon": "1", "choices": "A\nB",
-      "optional": "on"}, "cannot offer “Prefer not to say”"),
+      "optional": "on"}, "cannot be optional: ticking none is already an answer"),
 ])
 def test_what_cannot_have_extra_answers_is_refused_clearly(client, researcher, fields,
                                                            field_error):
