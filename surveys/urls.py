@@ -4,6 +4,7 @@ from django.urls import path, register_converter
 
 from surveys.models import PUBLIC_TOKEN
 from surveys.views import (
+    accounts,
     authoring,
     breakdowns,
     distribution,
@@ -80,6 +81,7 @@ urlpatterns = [
     path("surveys/<int:pk>/invitations/", invitations.invitation_list, name="invitation-list"),
     path("surveys/<int:pk>/invitations.csv", invitations.invitation_csv, name="invitation-csv"),
     # Researchers: their account
+    path("account/", accounts.account_settings, name="account-settings"),
     path("account/tokens/", tokens.token_list, name="api-tokens"),
     path("account/tokens/<int:pk>/revoke/", tokens.token_revoke, name="api-token-revoke"),
     # Researchers: results and exports

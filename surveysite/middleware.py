@@ -1,15 +1,18 @@
 """Response headers Django 5.2 does not set itself."""
 
 import logging
+import zoneinfo
 from collections.abc import Callable
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext_lazy
 from django.views import defaults
+
+from surveys.queries.accounts import time_zone_of
 
 logger = logging.getLogger(__name__)
 
@@ -75,6 +78,24 @@ class RespondentLanguageMiddleware:
         if is_respondent_page(request):
             request.LANGUAGE_CODE = language_for(request)
             translation.activate(request.LANGUAGE_CODE)
+
+
+class ResearcherTimeZoneMiddleware:
+    """A signed-in researcher's pages in the time zone they chose (``surveys.models.Account``):
+    times shown and typed in it, stored in UTC. Respondents' pages keep the site's (UTC)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        try:
+            return self.get_response(request)
+        finally:
+            timezone.deactivate()  # a researcher's zone never outlives their request
+
+    def process_view(self, request: HttpRequest, view, args, kwargs) -> None:
+        if request.user.is_authenticated and not is_respondent_page(request):
+            timezone.activate(zoneinfo.ZoneInfo(time_zone_of(request.user)))
 
 
 class DatabaseUnavailableMiddleware:

@@ -59,6 +59,7 @@ MIDDLEWARE = [
     "surveysite.middleware.RespondentLanguageMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "surveysite.middleware.ResearcherTimeZoneMiddleware",
     "surveysite.middleware.SiteErrorPagesMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",

@@ -33,6 +33,21 @@ SHAPES = {
 }
 
 
+def survey_form_data(survey: Survey, **changes) -> dict:
+    """What the survey's form posts: its texts as they are, no schedule, then ``changes``."""
+    data = {
+        "title": survey.title,
+        "language": survey.language,
+        "introduction": survey.introduction,
+        "opens_at": "",
+        "closes_at": "",
+        "response_target": "",
+        "completion_url": "",
+        "thank_you_message": "",
+    }
+    return data | changes
+
+
 def questions(survey: Survey) -> list:
     return list(survey.ordered_questions())
 

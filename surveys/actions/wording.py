@@ -106,10 +106,12 @@ def recording(survey: Survey, author) -> Iterator[None]:
 
 def save_translation(survey: Survey, language: str, texts: dict, author=None) -> None:
     """Store ``survey``'s texts in ``language`` (validated ``SurveyTranslation.texts``),
-    new or replacing the ones it had, keeping the wording before and after (``recording``)."""
+    new or replacing the ones it had, keeping the wording before and after (``recording``).
+    Saved from the translation form, which shows every text that needs review beside its
+    corrected main text: none needs review any more."""
     with recording(survey, author):
         SurveyTranslation.objects.update_or_create(
-            survey=survey, language=language, defaults={"texts": texts}
+            survey=survey, language=language, defaults={"texts": texts, "needs_review": {}}
         )
 
 
@@ -150,6 +152,11 @@ def correct(survey: Survey, texts: object, author=None) -> WordingRevision | Non
         if not (survey_changes or question_changes or label_changes):
             return None
         baseline(survey)
+        _flag_translations(survey, [
+            *survey_changes,
+            *(f"q{pk}-{field}" for pk, fields in question_changes.items() for field in fields),
+            *(field for field, _label in label_changes.values()),
+        ])
         Survey.objects.filter(pk=survey.pk).update(**survey_changes)
         # A new wording version even when no revision is kept (below): the texts changed.
         _new_version(survey)
@@ -157,11 +164,26 @@ def correct(survey: Survey, texts: object, author=None) -> WordingRevision | Non
             setattr(survey, field, value)
         for pk, fields in question_changes.items():
             Question.objects.filter(pk=pk).update(**fields)
-        for pk, label in label_changes.items():
+        for pk, (_field, label) in label_changes.items():
             Choice.objects.filter(pk=pk).update(label=label)
         # None only when the texts went back exactly to the latest revision's (after a change
         # no revision was kept for): that revision is the wording now.
         return record(survey, author) or latest(survey)
+
+
+def _flag_translations(survey: Survey, changed: list[str]) -> None:
+    """Mark, in every translation that gives its own text for one of the ``changed`` texts
+    (named as the translation form's fields), that text as needing review since now
+    (``SurveyTranslation.needs_review``; a text already marked keeps its first date). A
+    text a translation leaves blank shows the corrected main text: nothing to review."""
+    now = timezone.now().isoformat()
+    for translation in survey.translations.all():
+        given = translation.given_texts()
+        marked = {name: translation.needs_review.get(name, now)
+                  for name in changed if name in given}
+        if marked:
+            SurveyTranslation.objects.filter(pk=translation.pk).update(
+                needs_review=translation.needs_review | marked)
 
 
 def _refuse_mechanism() -> ValidationError:
@@ -182,9 +204,9 @@ def _unknown(keys: set[str]) -> ValidationError:
 
 def _plan(
     survey: Survey, questions: list[Question], texts: object
-) -> tuple[dict[str, str], dict[int, dict[str, str]], dict[int, str]]:
-    """What ``correct`` changes: (survey fields, question id -> fields, choice id -> label),
-    only what differs. Raises ValidationError as ``correct`` says."""
+) -> tuple[dict[str, str], dict[int, dict[str, str]], dict[int, tuple[str, str]]]:
+    """What ``correct`` changes: (survey fields, question id -> fields, choice id -> (its
+    form field, its label)), only what differs. Raises ValidationError as ``correct`` says."""
     if not isinstance(texts, dict):
         raise ValidationError(_("The corrected texts must be an object."))
     if texts.keys() - SURVEY_TEXTS:
@@ -233,7 +255,7 @@ def _plan(
         field: value for field, value in survey_texts.items() if value != getattr(survey, field)
     }
     question_changes: dict[int, dict[str, str]] = {}
-    label_changes: dict[int, str] = {}
+    label_changes: dict[int, tuple[str, str]] = {}
     for question in questions:
         corrected = given.get(str(question.pk))
         if corrected is None:
@@ -260,9 +282,12 @@ def _plan(
     return survey_changes, question_changes, label_changes
 
 
-def _label_changes(question: Question, labels: object, errors: dict, text) -> dict[int, str]:
-    """choice id -> its corrected label, for the labels that differ. Refuses (raises) any
-    change of their number or order, and of a yes/no question's labels."""
+def _label_changes(
+    question: Question, labels: object, errors: dict, text
+) -> dict[int, tuple[str, str]]:
+    """choice id -> (its form field, its corrected label), for the labels that differ.
+    Refuses (raises) any change of their number or order, and of a yes/no question's
+    labels."""
     current = question.labels()
     if not isinstance(labels, list) or len(labels) != len(current):
         raise _refuse_mechanism()
@@ -288,5 +313,5 @@ def _label_changes(question: Question, labels: object, errors: dict, text) -> di
             errors.setdefault(field, []).append(_("Each answer must be different."))
         seen.add(key)
         if label != choice.label:
-            changed[choice.pk] = label
+            changed[choice.pk] = (field, label)
     return changed

@@ -1,6 +1,7 @@
 """Forms for researchers, one module per page they serve. Epsilon rules come from the site's
 privacy policy. Every form is importable from here."""
 
+from surveys.forms.accounts import AccountForm
 from surveys.forms.breakdowns import BreakdownForm
 from surveys.forms.invitations import InvitationForm
 from surveys.forms.questions import QuestionForm
@@ -10,6 +11,6 @@ from surveys.forms.tokens import ApiTokenForm
 from surveys.forms.translations import TranslationForm
 
 __all__ = [
-    "ApiTokenForm", "BreakdownForm", "ConfirmDeleteForm", "InvitationForm", "QuestionForm",
-    "ShareChangeForm", "ShareForm", "SurveyForm", "TranslationForm",
+    "AccountForm", "ApiTokenForm", "BreakdownForm", "ConfirmDeleteForm", "InvitationForm",
+    "QuestionForm", "ShareChangeForm", "ShareForm", "SurveyForm", "TranslationForm",
 ]

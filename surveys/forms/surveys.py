@@ -70,8 +70,6 @@ class SurveyForm(forms.ModelForm):
             "language": _("Language"),
             "introduction": _("Introduction"),
             "invitation_only": _("Invitation only"),
-            "opens_at": _("Opens at (UTC)"),
-            "closes_at": _("Closes at (UTC)"),
             "response_target": _("Response target"),
             "thank_you_message": _("Thank-you message"),
         }
@@ -84,11 +82,6 @@ class SurveyForm(forms.ModelForm):
                 "Only people with a single-use invitation link can answer. "
                 "You can create the links once the survey exists."
             ),
-            "opens_at": _(
-                "Optional, in UTC. Once the survey is open, respondents are told it "
-                "opens at this time, and can answer from then on."
-            ),
-            "closes_at": _("Optional, in UTC. The survey closes itself at this time."),
             "response_target": _(
                 "Optional. The survey closes itself once it has this many responses."
             ),
@@ -102,6 +95,24 @@ class SurveyForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.fields["language"].required = False
         self.fields["response_target"].widget.attrs["min"] = 1
+        # Times are typed and shown in the researcher's time zone (their settings), stored in
+        # UTC; each box says which zone, and under it the time typed is written out in words
+        # (static/surveys/schedule.js), whatever format the browser's picker uses.
+        zone = timezone.get_current_timezone_name()
+        for name, label, help_text in (
+            ("opens_at", gettext("Opens at (%(zone)s time)"), gettext(
+                "Optional. Once the survey is open, respondents are told it opens at this "
+                "time, and can answer from then on.")),
+            ("closes_at", gettext("Closes at (%(zone)s time)"), gettext(
+                "Optional. The survey closes itself at this time.")),
+        ):
+            field = self.fields[name]
+            field.label = label % {"zone": zone}
+            field.help_text = format_html(
+                '{} <span class="d-block fw-semibold" id="{}-words" aria-live="polite"></span>',
+                help_text, name,
+            )
+            field.widget.attrs["data-zone"] = zone
         self.helper = FormHelper()
         self.helper.form_tag = False
         self.helper.layout = Layout(
@@ -113,9 +124,10 @@ class SurveyForm(forms.ModelForm):
                     format_html(
                         '<p class="form-text mt-0">{}</p>',
                         gettext(
-                            "Times are in UTC. All of these can be changed at any time, also "
-                            "while the survey is open."
-                        ),
+                            "Times are in your time zone, %(zone)s (change it in your "
+                            "settings). All of these can be changed at any time, also while "
+                            "the survey is open."
+                        ) % {"zone": zone},
                     )
                 ),
                 *SCHEDULE_FIELDS,

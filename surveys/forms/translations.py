@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+
 from crispy_forms.helper import FormHelper
 from crispy_forms.layout import Fieldset, Layout
 from django import forms
@@ -10,6 +12,7 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
 from surveys.helpers.languages import language_name
+from surveys.helpers.times import researcher_time
 from surveys.models import STUDY_TEXTS, Choice, Question, Survey, max_length
 from surveys.queries.wording import translate
 
@@ -17,7 +20,9 @@ from surveys.queries.wording import translate
 class TranslationForm(forms.Form):
     """A survey's texts in ``language``: one optional field per text of its main language that
     is not blank, which the field's help shows. Blank fields show the main language's text to
-    respondents (``surveys.queries.wording``)."""
+    respondents (``surveys.queries.wording``). ``needs_review``: the translation's texts
+    whose main text was corrected since it was saved (``SurveyTranslation.needs_review``),
+    which the form marks."""
 
     def __init__(
         self,
@@ -26,10 +31,12 @@ class TranslationForm(forms.Form):
         questions: list[Question],
         language: str,
         texts: object = None,
+        needs_review: dict[str, str] | None = None,
         **kwargs,
     ) -> None:
         super().__init__(*args, **kwargs)
         self.survey, self.questions = survey, questions
+        self.needs_review = needs_review or {}
         translated = translate(survey, questions, language, texts)
         self.main_name = language_name(survey.language)
 
@@ -42,12 +49,20 @@ class TranslationForm(forms.Form):
                 return []
             attrs = {"lang": language}  # what the translator types, not the page
             widget = forms.TextInput(attrs) if limit else forms.Textarea(attrs | {"rows": 4})
+            help_text = format_html(
+                '{}: <span lang="{}">{}</span>', self.main_name, survey.language, main
+            )
+            if name in self.needs_review:
+                since = datetime.datetime.fromisoformat(self.needs_review[name])
+                help_text = format_html(
+                    '<strong class="d-block text-warning-emphasis">{}</strong>{}',
+                    _("Corrected on %(time)s: check this translation still says the same.")
+                    % {"time": researcher_time(since)},
+                    help_text,
+                )
             self.fields[name] = forms.CharField(
                 label=label, required=False, max_length=limit, widget=widget,
-                validators=list(validators),
-                help_text=format_html(
-                    '{}: <span lang="{}">{}</span>', self.main_name, survey.language, main
-                ),
+                validators=list(validators), help_text=help_text,
             )
             self.initial[name] = value if lang == language else ""
             return [name]

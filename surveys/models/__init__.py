@@ -7,12 +7,14 @@ Survey``); each lives in the module that says what it holds:
 - ``texts``: ``SurveyTranslation`` and ``WordingRevision`` (what respondents read);
 - ``sharing``: ``SurveyShare``;
 - ``responses``: ``Submission``, ``Tally``, ``PairTally``, ``Invitation``;
-- ``tokens``: ``ApiToken``, a researcher's personal API token.
+- ``tokens``: ``ApiToken``, a researcher's personal API token;
+- ``accounts``: ``Account``, a researcher's settings (their time zone).
 
 Models hold fields, constraints and one-row rules; every write that touches more than one
 row or model is in ``surveys.actions``.
 """
 
+from surveys.models.accounts import Account, time_zones
 from surveys.models.policy import (
     EPSILON_TOO_SMALL,
     PrivacyPolicy,
@@ -49,9 +51,10 @@ from surveys.models.tokens import TOKEN_START, ApiToken, hash_secret
 __all__ = [
     "EPSILON_TOO_SMALL", "FROZEN_MESSAGE", "PUBLIC_TOKEN", "QUESTION_TEXTS", "STUDY_TEXTS",
     "SURVEY_TEXTS", "TOKEN_START",
-    "TOTAL_EPSILON", "ApiToken", "Choice", "Invitation", "PairTally", "PrivacyPolicy", "Question",
+    "TOTAL_EPSILON", "Account", "ApiToken", "Choice", "Invitation", "PairTally", "PrivacyPolicy",
+    "Question",
     "Submission", "Survey", "SurveyShare", "SurveyTranslation", "Tally", "WordingRevision",
     "build_mechanism", "condition_problem", "epsilon_too_small", "hash_secret", "max_length",
-    "new_public_id", "refuse_if_frozen", "total_epsilon", "validate_contact",
+    "new_public_id", "refuse_if_frozen", "time_zones", "total_epsilon", "validate_contact",
     "validate_epsilon_value", "validate_translation_texts",
 ]

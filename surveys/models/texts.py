@@ -77,6 +77,11 @@ class SurveyTranslation(models.Model):
     texts = models.JSONField(
         _("texts"), default=dict, validators=[validate_translation_texts]
     )
+    needs_review = models.JSONField(_("texts to review"), default=dict, blank=True)
+    """The texts of this translation whose main text a correction changed since it was last
+    saved (``surveys.actions.wording.correct``): the translation form's field name ("title",
+    "q<question id>-text", "q<question id>-label<i>", ...) -> the ISO time of the first such
+    correction."""
 
     class Meta:
         ordering = ["language"]
@@ -99,6 +104,17 @@ class SurveyTranslation(models.Model):
                 "This is the survey's main language: its texts are the survey's own. Choose "
                 "another language."
             )})
+
+    def given_texts(self) -> set[str]:
+        """The names (as ``needs_review``'s) of the texts this translation gives, not blank."""
+        given = {name for name, value in self.texts.items()
+                 if isinstance(value, str) and value.strip()}
+        for pk, question in self.texts.get("questions", {}).items():
+            given |= {f"q{pk}-{name}" for name in ("text", "help_text")
+                      if str(question.get(name) or "").strip()}
+            given |= {f"q{pk}-label{i}" for i, label in enumerate(question.get("labels") or [])
+                      if isinstance(label, str) and label.strip()}
+        return given
 
     def texts_for(self, new_ids: dict[str, str]) -> dict:
         """The texts with question ids replaced by ``new_ids`` (a copy's), leaving out the

@@ -231,7 +231,7 @@ class MetadataSurvey(TypedDict):
     study_contact: str
     ethics_reference: str
     consent_required: bool
-    translations: dict[str, dict[str, str]]
+    translations: dict[str, dict[str, Any]]
 
 
 class QuestionMetadata(TypedDict):

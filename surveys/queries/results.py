@@ -527,10 +527,8 @@ def export_metadata(survey: Survey) -> Metadata:
                 if isinstance(mechanism, ldp.NumberWindow) else None
             ),
             "translations": {
-                language: {
-                    key: texts["questions"][question.pk][key]
-                    for key in ("text", "help_text", "labels")
-                }
+                language: _translated(texts["questions"][question.pk], language,
+                                      ("text", "help_text", "labels"), "label_langs")
                 for language, texts in translations.items()
             },
         })
@@ -544,9 +542,7 @@ def export_metadata(survey: Survey) -> Metadata:
             **{name: getattr(survey, name) for name in STUDY_TEXTS},
             "consent_required": survey.consent_required,
             "translations": {
-                language: {
-                    key: texts[key] for key in ("title", "introduction", *STUDY_TEXTS)
-                }
+                language: _translated(texts, language, ("title", "introduction", *STUDY_TEXTS))
                 for language, texts in translations.items()
             },
         },
@@ -578,6 +574,24 @@ def other_tools(mechanism: ldp.Mechanism, column: str) -> dict[str, Any]:
             if mechanism.encoding == "bit" else None
         ),
     }
+
+
+def _translated(
+    texts: dict[str, Any], language: str, keys: tuple[str, ...], label_langs: str = ""
+) -> dict[str, Any]:
+    """The ``keys`` of a translation's texts as respondents in ``language`` see them
+    (``surveys.queries.wording.translate``), and ``from_main_language``: those among them
+    (a label as "labels.<i>") shown in the main language because the translation gives
+    none (a blank text is in no language)."""
+    def lang(key: str) -> str:  # "title" -> "lang"; "introduction" -> "introduction_lang"
+        return "lang" if key in ("title", "text") else f"{key}_lang"
+
+    fallback = [key for key in keys
+                if key != "labels" and texts[key] and texts[lang(key)] != language]
+    if label_langs:
+        fallback += [f"labels.{i}" for i, label_lang in enumerate(texts[label_langs])
+                     if label_lang != language]
+    return {**{key: texts[key] for key in keys}, "from_main_language": fallback}
 
 
 READING = {

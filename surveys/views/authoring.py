@@ -26,6 +26,7 @@ from surveys.actions.surveys import (
 )
 from surveys.actions.wording import recording
 from surveys.forms import ConfirmDeleteForm, QuestionForm, SurveyForm
+from surveys.helpers.languages import language_name
 from surveys.helpers.numbers import epsilon as epsilon_text
 from surveys.helpers.privacy_words import survey_odds
 from surveys.kinds import KINDS, YES_NO, QuestionKind
@@ -113,6 +114,10 @@ def survey_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "public_url": survey_link(request, survey),
         "distribute": survey.link_works_for_anyone,  # offer to copy it, and its QR code
         "wordings": revisions.summary(survey),
+        # Translations a correction of the main wording left to review (their languages).
+        "to_review": ", ".join(
+            str(language_name(t.language)) for t in survey.translations.all() if t.needs_review
+        ),
     }
     return render(request, "surveys/survey_detail.html", context)
 

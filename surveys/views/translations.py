@@ -3,6 +3,8 @@ texts. Wording, not mechanism: allowed whatever the survey's status."""
 
 from __future__ import annotations
 
+import datetime
+
 from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
@@ -20,22 +22,27 @@ from surveys.views.access import get_survey, researcher_required
 @researcher_required
 def translation_list(request: HttpRequest, pk: int) -> HttpResponse:
     """The site's languages other than the survey's main one, each with how much of the
-    survey its translation gives (``state``: "none", "partial" or "complete")."""
+    survey its translation gives (``state``: "none", "partial" or "complete") and its texts
+    whose main text was corrected since (``review``: how many, ``since``: the first time)."""
     survey = get_survey(request, pk, "edit")
     questions = list(survey.ordered_questions())
-    stored = {t.language: t.texts for t in survey.translations.all()}
+    translations = {t.language: t for t in survey.translations.all()}
     languages = []
     for code, _name in settings.LANGUAGES:
         if code == survey.language:
             continue
+        translation = translations.get(code)
         form = TranslationForm(
-            survey=survey, questions=questions, language=code, texts=stored.get(code)
+            survey=survey, questions=questions, language=code,
+            texts=translation.texts if translation else None,
         )
         filled, total = form.progress()
         state = "none" if not filled else "complete" if filled == total else "partial"
+        review = translation.needs_review if translation else {}
         languages.append(
             {"code": code, "name": language_name(code), "filled": filled, "total": total,
-             "state": state}
+             "state": state, "review": len(review),
+             "since": datetime.datetime.fromisoformat(min(review.values())) if review else None}
         )
     context = {"survey": survey, "main_name": language_name(survey.language),
                "languages": languages}
@@ -70,6 +77,7 @@ def translation_edit(request: HttpRequest, pk: int, language: str) -> HttpRespon
         questions=list(survey.ordered_questions()),
         language=language,
         texts=translation.texts if translation else None,
+        needs_review=translation.needs_review if translation else None,
     )
     if request.method == "POST" and form.is_valid():
         save_translation(survey, language, form.texts(), request.user)

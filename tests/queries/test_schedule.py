@@ -17,7 +17,7 @@ from surveys.actions.surveys import close_if_due
 from surveys.helpers.times import relative, respondent_time
 from surveys.models import Submission, Survey
 from surveys.queries import schedule
-from tests.helpers import assert_nothing_stored, questions, valid_reports
+from tests.helpers import assert_nothing_stored, questions, survey_form_data, valid_reports
 
 pytestmark = pytest.mark.django_db
 
@@ -297,20 +297,6 @@ def test_the_thank_you_page_shows_the_message_escaped_with_its_line_breaks(clien
 # The researcher's form ---------------------------------------------------------------------
 
 
-def form_data(survey: Survey, **changes) -> dict:
-    data = {
-        "title": survey.title,
-        "language": survey.language,
-        "introduction": survey.introduction,
-        "opens_at": "",
-        "closes_at": "",
-        "response_target": "",
-        "completion_url": "",
-        "thank_you_message": "",
-    }
-    return data | changes
-
-
 def snapshot(survey: Survey) -> dict:
     return Survey.objects.filter(pk=survey.pk).values().get()
 
@@ -320,8 +306,8 @@ def test_the_schedule_and_distribution_are_saved_while_the_survey_is_open(
 ):
     client.force_login(researcher)
     form = client.get(reverse("survey-edit", args=[survey.pk])).content.decode()
-    assert "Schedule and distribution" in form and "Closes at (UTC)" in form
-    response = client.post(reverse("survey-edit", args=[survey.pk]), form_data(
+    assert "Schedule and distribution" in form and "Closes at (UTC time)" in form
+    response = client.post(reverse("survey-edit", args=[survey.pk]), survey_form_data(
         survey,
         opens_at="2030-01-01T09:00",
         closes_at="2030-11-30T18:00",
@@ -364,7 +350,7 @@ def test_bad_values_are_refused_with_a_clear_error_and_nothing_changes(
     before = snapshot(survey)
     response = client.post(
         reverse("survey-edit", args=[survey.pk]),
-        form_data(survey, title="Changed", **changes),
+        survey_form_data(survey, title="Changed", **changes),
     )
     assert response.status_code == 200
     errors = response.context["form"].errors
@@ -387,7 +373,7 @@ def test_a_past_closing_time_is_refused_on_a_new_survey_but_kept_on_a_closed_one
     client.get(reverse("survey-detail", args=[survey.pk]))
     assert status_of(survey) == "closed"
     closes = timezone.localtime(survey.closes_at).strftime("%Y-%m-%dT%H:%M")
-    response = client.post(reverse("survey-edit", args=[survey.pk]), form_data(
+    response = client.post(reverse("survey-edit", args=[survey.pk]), survey_form_data(
         survey, closes_at=closes, thank_you_message="Merci"
     ))
     assert response.status_code == 302

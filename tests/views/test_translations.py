@@ -8,6 +8,7 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from surveys.actions.surveys import duplicate_survey
+from surveys.actions.wording import correct
 from surveys.forms import TranslationForm
 from surveys.models import Question, Survey, SurveyTranslation
 from surveys.queries.wording import translate, wording
@@ -266,24 +267,78 @@ def test_the_export_has_every_languages_labels(client, researcher, make_survey):
     metadata = json.loads(b"".join(response.streaming_content) if response.streaming
                           else response.content)
     assert metadata["survey"]["language"] == "en"
-    # Every language respondents can read it in, French (no translation) included.
+    # Every language respondents can read it in, French (no translation) included; each
+    # text shown in the main language because the translation gives none is marked so.
     about = {"study_by": "", "study_contact": "", "ethics_reference": ""}
     assert metadata["survey"]["translations"] == {
-        "de": {"title": "Habits", "introduction": "Please answer."} | about,
-        "es": {"title": "Hábitos", "introduction": "Please answer."} | about,
-        "fr": {"title": "Habits", "introduction": "Please answer."} | about,
+        "de": {"title": "Habits", "introduction": "Please answer.",
+               "from_main_language": ["title", "introduction"]} | about,
+        "es": {"title": "Hábitos", "introduction": "Please answer.",
+               "from_main_language": ["introduction"]} | about,
+        "fr": {"title": "Habits", "introduction": "Please answer.",
+               "from_main_language": ["title", "introduction"]} | about,
     }
     first, second = metadata["questions"]
     assert first["translations"] == {
         "de": {"text": "Haben Sie je betrogen?", "help_text": "Im letzten Jahr.",
-               "labels": ["Nein", "Ja"]},
+               "labels": ["Nein", "Ja"], "from_main_language": []},
         "es": {"text": "Have you ever cheated?", "help_text": "In the last year.",
-               "labels": ["No", "Sí"]},
+               "labels": ["No", "Sí"], "from_main_language": ["text", "help_text"]},
         "fr": {"text": "Have you ever cheated?", "help_text": "In the last year.",
-               "labels": ["Non", "Oui"]},
+               "labels": ["Non", "Oui"], "from_main_language": ["text", "help_text"]},
     }
     assert second["translations"]["es"]["labels"] == ["Nunca", "Once", "A menudo"]
     assert second["translations"]["de"]["labels"] == ["Never", "Once", "Often"]
+    assert second["translations"]["de"]["from_main_language"] == [
+        "text", "labels.0", "labels.1", "labels.2"]
+
+
+def test_a_correction_marks_the_translated_texts_it_changed_for_review(
+        client, researcher, make_survey):
+    """Correcting the main wording marks, in each translation, the texts it gives whose main
+    text changed (not those it leaves blank, which show the correction), since the first such
+    correction; the survey and translations pages say so, the form shows which texts, and
+    saving the translation clears the marks."""
+    survey = make_survey(researcher, status="open")
+    spanish(survey)
+    yes_no, categorical = survey.ordered_questions()
+    first = correct(survey, {"title": "Habits (corrected)", "questions": {
+        str(yes_no.pk): {"text": "Have you ever cheated in an exam?"},  # Spanish: blank
+        str(categorical.pk): {"text": "How often, really?",
+                              "labels": ["Never", "Once or twice", "Often"]},  # "" in Spanish
+    }})
+    assert first is not None
+    marked = SurveyTranslation.objects.get(language="es").needs_review
+    assert set(marked) == {"title", f"q{categorical.pk}-text"}
+    since = marked["title"]
+    correct(survey, {"questions": {str(categorical.pk): {
+        "text": "How often?", "labels": ["Never", "Once or twice", "Very often"]}}})
+    marked = SurveyTranslation.objects.get(language="es").needs_review
+    assert marked == {"title": since, f"q{categorical.pk}-text": since,
+                      f"q{categorical.pk}-label2": marked[f"q{categorical.pk}-label2"]}
+    assert marked[f"q{categorical.pk}-label2"] > since
+    assert not SurveyTranslation.objects.filter(language="fr").exists()
+
+    client.force_login(researcher)
+    listing = client.get(reverse("survey-translations", args=[survey.pk])).content.decode()
+    assert "To review" in listing and "3 texts to review: the main wording was corrected" in (
+        listing)
+    assert "Complete" not in listing
+    detail = client.get(survey.get_absolute_url()).content.decode()
+    assert "A correction changed texts these translations give: Spanish." in detail
+    url = reverse("survey-translation", args=[survey.pk, "es"])
+    form = client.get(url).content.decode()
+    assert form.count("check this translation still says the same") == 3
+    data = {name: value for name, value in {
+        "title": "Hábitos (corregido)", f"q{categorical.pk}-text": "¿Con qué frecuencia?",
+        f"q{categorical.pk}-label0": "Nunca", f"q{categorical.pk}-label2": "Muy a menudo",
+    }.items()}
+    assert client.post(url, data).status_code == 302
+    assert SurveyTranslation.objects.get(language="es").needs_review == {}
+    assert "To review" not in client.get(
+        reverse("survey-translations", args=[survey.pk])).content.decode()
+    assert "A correction changed texts" not in client.get(
+        survey.get_absolute_url()).content.decode()
 
 
 @pytest.mark.browser
@@ -308,5 +363,15 @@ def test_the_pages_are_accessible_and_work_by_keyboard(client, researcher, make_
     assert "The French translation was saved." in page.inner_text("main")
     page.goto(live_server.url + reverse("survey-translation", args=[survey.pk, "es"]))
     audit(page, "translation form (with remove)")
+    # A correction of the main title: Spanish gives one, so it is to review.
+    correct(survey, {"title": "Habits (corrected)"})
+    page.goto(live_server.url + survey.get_absolute_url())
+    page.get_by_role("link", name="Review them").click()
+    page.wait_for_url("**/translations/")
+    assert "1 text to review" in page.locator("#translation-es").inner_text()
+    audit(page, "translations (one to review)")
+    page.get_by_role("link", name="Edit into Spanish").click()
+    page.get_by_text("check this translation still says the same").wait_for()
+    audit(page, "translation form (a text to review)")
     audit.check()
     assert SurveyTranslation.objects.get(language="fr").texts["title"] == "Habitudes"

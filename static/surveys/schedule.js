@@ -1,0 +1,11 @@
+// The survey form's opening and closing times, written out in words under their boxes as
+// they are typed (schedule_core.js).
+
+import { timeInWords } from "./schedule_core.js";
+
+for (const box of document.querySelectorAll("input[data-zone]")) {
+  const words = document.getElementById(`${box.name}-words`);
+  const show = () => { words.textContent = timeInWords(box.value, box.dataset.zone); };
+  box.addEventListener("input", show);
+  show();
+}
