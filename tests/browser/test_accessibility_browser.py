@@ -27,17 +27,17 @@ from surveys.models import (
     SurveyShare,
     SurveyTranslation,
 )
-from tests.helpers import Audit, survey_of_every_encoding
+from tests.helpers import AXE_CONTEXTS, Audit, survey_of_every_encoding
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("transactional_db")]
 
 PASSWORD = "pass-for-tests-1"
-PHONE = {"width": 360, "height": 740}
-DESKTOP = {"width": 1280, "height": 800}
+PHONE = AXE_CONTEXTS["360px"]["viewport"]
+DESKTOP = AXE_CONTEXTS["1280px"]["viewport"]
 # A 1280 x 800 window at 200% browser zoom: CSS pixels are twice as large, so pages lay out
 # for a 640 x 400 viewport (media queries included) at a device pixel ratio of 2. CSS `zoom`
 # on <html> would not reproduce that: the viewport and the media queries would stay 1280 px.
-ZOOM_200 = {"viewport": {"width": 640, "height": 400}, "device_scale_factor": 2}
+ZOOM_200 = AXE_CONTEXTS["200%"]
 # Researcher input with no place to break a line: it must wrap, not widen the page.
 LONG_WORD = "https://example.org/questionnaires/" + "really-long-unbroken-path-segment" * 3
 GROUPS = [0.5, 0.3, 0.2]

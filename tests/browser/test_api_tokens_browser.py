@@ -15,15 +15,10 @@ from django.urls import reverse
 
 from surveys.actions.submissions import submission_create
 from surveys.models import ApiToken, Survey, hash_secret
+from tests.helpers import AXE_CONTEXTS, PHONE_CONTEXT, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("transactional_db")]
 
-PHONE = {"viewport": {"width": 360, "height": 740}, "has_touch": True}
-CONTEXTS = {
-    "360px": PHONE,
-    "1280px": {"viewport": {"width": 1280, "height": 800}},
-    "200%": {"viewport": {"width": 640, "height": 400}, "device_scale_factor": 2},
-}
 
 
 @pytest.fixture
@@ -35,13 +30,6 @@ def survey(researcher, make_survey) -> Survey:
     )
     return survey
 
-
-def sign_in(page, live_server) -> None:
-    page.goto(live_server.url + reverse("login"))
-    page.fill("#id_username", "alice")
-    page.fill("#id_password", "pass-for-tests-1")
-    page.click("button[type=submit]")
-    page.wait_for_url("**/surveys/")
 
 
 def fetch(url: str, secret: str) -> tuple[int, dict]:
@@ -71,7 +59,7 @@ def create(page, name: str) -> None:
 def test_a_token_is_made_by_keyboard_seen_once_used_then_revoked_and_refused(
     browser, live_server, survey, axe
 ):
-    context = browser.new_context(**PHONE)
+    context = browser.new_context(**PHONE_CONTEXT)
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
     page = context.new_page()
     sign_in(page, live_server)
@@ -127,15 +115,15 @@ def test_a_token_is_made_by_keyboard_seen_once_used_then_revoked_and_refused(
 
 
 @pytest.mark.parametrize("language", [code for code, _name in settings.LANGUAGES])
-@pytest.mark.parametrize("tag", list(CONTEXTS))
+@pytest.mark.parametrize("tag", list(AXE_CONTEXTS))
 def test_axe_finds_nothing_on_the_tokens_pages(browser, live_server, researcher, axe, tag,
                                               language):
     """Every state of the tokens pages: none yet, a refused form, the new token shown, the
     list, the confirmation to revoke; none is wider than the window."""
-    context = browser.new_context(**CONTEXTS[tag], locale=language)
+    context = browser.new_context(**AXE_CONTEXTS[tag], locale=language)
     page = context.new_page()
     sign_in(page, live_server)
-    width = CONTEXTS[tag]["viewport"]["width"]
+    width = AXE_CONTEXTS[tag]["viewport"]["width"]
     found = []
 
     def audit(label: str) -> None:

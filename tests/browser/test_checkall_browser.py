@@ -9,7 +9,15 @@ from playwright.sync_api import expect
 
 from surveys.actions.surveys import open_survey
 from surveys.models import Choice, Question, Survey
-from tests.helpers import is_submit, questions, send, sign_in, stored_reports
+from tests.helpers import (
+    AXE_CONTEXTS,
+    PHONE_CONTEXT,
+    is_submit,
+    questions,
+    send,
+    sign_in,
+    stored_reports,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("transactional_db")]
 
@@ -19,7 +27,7 @@ OPTIONS = ["Cannabis", "Alcohol", "Tobacco"]
 def answer_on_a_phone(browser, live_server, survey, question, ticks: list[int]) -> dict:
     """Open the survey at 360 x 740, tick the boxes ``ticks`` with Tab and Space only, send;
     the body of the one request sent."""
-    phone = browser.new_context(viewport={"width": 360, "height": 740}, has_touch=True)
+    phone = browser.new_context(**PHONE_CONTEXT)
     respondent = phone.new_page()
     requests = []
     respondent.on("request", lambda request: requests.append(request))
@@ -118,7 +126,7 @@ def respond_by_keyboard(browser, live_server, survey, respondent_does, axe=None)
     on "No", ArrowDown to "Yes" if ``respondent_does`` is not "not asked") and does the rest
     with ``respondent_does(page, follow_up)``; the body of the one request sent."""
     use, follow_up = questions(survey)
-    phone = browser.new_context(viewport={"width": 360, "height": 740}, has_touch=True)
+    phone = browser.new_context(**PHONE_CONTEXT)
     respondent = phone.new_page()
     requests = []
     respondent.on("request", lambda request: requests.append(request))
@@ -224,14 +232,9 @@ def test_a_conditional_check_all_question_is_ticked_refused_or_not_asked_in_one_
     axe.check()
 
 
-CONTEXTS = {
-    "360px": {"viewport": {"width": 360, "height": 740}, "has_touch": True},
-    "1280px": {"viewport": {"width": 1280, "height": 800}},
-    "200%": {"viewport": {"width": 640, "height": 400}, "device_scale_factor": 2},
-}
 
 
-@pytest.mark.parametrize("tag", list(CONTEXTS))
+@pytest.mark.parametrize("tag", list(AXE_CONTEXTS))
 def test_axe_finds_nothing_on_a_check_all_follow_up_with_its_refusal(
     browser, live_server, researcher, axe, tag
 ):
@@ -243,7 +246,7 @@ def test_axe_finds_nothing_on_a_check_all_follow_up_with_its_refusal(
     for i, label in enumerate(OPTIONS):
         Choice.objects.create(question=follow_up, order=i, label=label)
     open_survey(survey)
-    context = browser.new_context(**CONTEXTS[tag])
+    context = browser.new_context(**AXE_CONTEXTS[tag])
     respondent = context.new_page()
     respondent.goto(live_server.url + reverse("respond", args=[survey.public_id]))
     respondent.wait_for_selector(f"#question-{use.pk}:enabled")

@@ -6,7 +6,7 @@ from django.urls import reverse
 
 from surveys.actions.surveys import open_survey
 from surveys.models import Survey
-from tests.helpers import is_submit, questions, send, sign_in, stored_reports
+from tests.helpers import PHONE_CONTEXT, is_submit, questions, send, sign_in, stored_reports
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("transactional_db")]
 
@@ -30,7 +30,7 @@ def test_a_rating_scale_is_authored_answered_by_keyboard_and_its_mean_shown(
     assert scale.labels() == ["Never", "2", "3", "4", "5", "6", "Daily"]
     open_survey(survey)
 
-    phone = browser.new_context(viewport={"width": 360, "height": 740}, has_touch=True)
+    phone = browser.new_context(**PHONE_CONTEXT)
     respondent = phone.new_page()
     requests = []
     respondent.on("request", lambda request: requests.append(request))

@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from surveys.actions.surveys import open_survey
 from surveys.models import Survey
-from tests.helpers import questions, send, sign_in, stored_reports
+from tests.helpers import AXE_CONTEXTS, PHONE_CONTEXT, questions, send, sign_in, stored_reports
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("transactional_db")]
 
@@ -36,7 +36,7 @@ def answer(browser, live_server, survey, keys, axe=None):
     option), then, if the follow-up shows, answers it with ``follow_up`` or leaves it; returns
     (whether the follow-up was shown, the body sent)."""
     use, where = questions(survey)
-    phone = browser.new_context(viewport={"width": 360, "height": 740}, has_touch=True)
+    phone = browser.new_context(**PHONE_CONTEXT)
     respondent = phone.new_page()
     respondent.goto(live_server.url + reverse("respond", args=[survey.public_id]))
     follow_up = respondent.locator(f"#question-{where.pk}")
@@ -97,14 +97,9 @@ def test_who_saw_skipped_or_refused_cannot_be_told_from_the_request(
     axe.check()
 
 
-CONTEXTS = {
-    "360px": {"viewport": {"width": 360, "height": 740}, "has_touch": True},
-    "1280px": {"viewport": {"width": 1280, "height": 800}},
-    "200%": {"viewport": {"width": 640, "height": 400}, "device_scale_factor": 2},
-}
 
 
-@pytest.mark.parametrize("tag", list(CONTEXTS))
+@pytest.mark.parametrize("tag", list(AXE_CONTEXTS))
 def test_axe_finds_nothing_with_a_refusal_and_a_follow_up(
     browser, live_server, researcher, make_survey, axe, tag
 ):
@@ -117,7 +112,7 @@ def test_axe_finds_nothing_with_a_refusal_and_a_follow_up(
     where.asked_if, where.asked_if_answer, where.optional = use, 1, True
     where.save()
     open_survey(survey)
-    context = browser.new_context(**CONTEXTS[tag])
+    context = browser.new_context(**AXE_CONTEXTS[tag])
     respondent = context.new_page()
     respondent.goto(live_server.url + reverse("respond", args=[survey.public_id]))
     respondent.wait_for_selector(f"#question-{use.pk}:enabled")

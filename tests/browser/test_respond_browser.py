@@ -6,6 +6,7 @@ from django.urls import reverse
 from surveys.actions import surveys as survey_actions
 from surveys.models import Submission, Survey
 from tests.helpers import (
+    PHONE_CONTEXT,
     assert_nothing_stored,
     choose,
     is_submit,
@@ -178,7 +179,7 @@ def test_it_works_with_the_keyboard_and_shows_progress(page, live_server, survey
 
 
 def test_it_fits_a_360_pixel_wide_phone(browser, live_server, survey):
-    context = browser.new_context(viewport={"width": 360, "height": 740}, has_touch=True)
+    context = browser.new_context(**PHONE_CONTEXT)
     page = context.new_page()
     open_survey(page, live_server, survey)
     assert page.evaluate("document.documentElement.scrollWidth") <= 360

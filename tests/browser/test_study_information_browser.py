@@ -12,13 +12,19 @@ from django.conf import settings
 from django.urls import reverse
 
 from surveys.models import Survey, SurveyTranslation
-from tests.helpers import choose, is_submit, questions, send, show, survey_of_every_encoding
+from tests.helpers import (
+    AXE_CONTEXTS,
+    PHONE_CONTEXT,
+    choose,
+    is_submit,
+    questions,
+    send,
+    show,
+    survey_of_every_encoding,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("transactional_db")]
 
-PHONE = {"viewport": {"width": 360, "height": 740}, "has_touch": True}
-DESKTOP = {"viewport": {"width": 1280, "height": 800}}
-ZOOM_200 = {"viewport": {"width": 640, "height": 400}, "device_scale_factor": 2}
 INTRODUCTION = {
     "en": "We are studying how students cope with exam stress. The survey takes about three "
           "minutes. Some questions are personal: your browser randomizes every answer before "
@@ -77,7 +83,7 @@ def test_the_first_question_starts_on_a_phones_first_screen_in_every_language(
     first = f"#question-{questions(survey)[0].pk}"
     tops = {}
     for language, _name in settings.LANGUAGES:
-        page = respond_page(browser, live_server, survey, language, **PHONE)
+        page = respond_page(browser, live_server, survey, language, **PHONE_CONTEXT)
         assert page.get_attribute("html", "lang") == language
         consent = page.locator("#consent").bounding_box()
         question = page.locator(first).bounding_box()
@@ -190,11 +196,9 @@ def test_no_sentence_is_said_twice(browser, live_server, researcher, make_survey
     assert repeated == {"every encoding": [], "one question": []}
 
 
-@pytest.mark.parametrize("context", [PHONE, DESKTOP, ZOOM_200], ids=["360px", "1280px", "200%"])
-def test_axe_finds_nothing_serious_in_any_state(browser, live_server, survey, axe, context):
-    tag = next(k for k, v in {"360px": PHONE, "1280px": DESKTOP, "200%": ZOOM_200}.items()
-               if v is context)
-    page = respond_page(browser, live_server, survey, **context)
+@pytest.mark.parametrize("tag", list(AXE_CONTEXTS))
+def test_axe_finds_nothing_serious_in_any_state(browser, live_server, survey, axe, tag):
+    page = respond_page(browser, live_server, survey, **AXE_CONTEXTS[tag])
     axe(page, f"consent unticked, details closed [{tag}]")
     page.click("#protection-details summary")
     assert page.is_visible("#odds")
