@@ -56,7 +56,8 @@ def describe_protection(mechanism: ldp.Mechanism) -> str:
     """How often the true answer gets through and how much a received report proves, for
     one question randomized with `mechanism` (yes/no: p = P(yes | yes), q = P(no | no);
     index: truth w.p. p, each other answer w.p. q; unary: own box ticked w.p. p, others q;
-    sampled: one box picked at random, kept w.p. p; number: a cell of the window w.p. p)."""
+    sampled: one box picked at random, kept w.p. p; number: a cell of the window w.p. p, among
+    all its cells, those of its extra answers' windows included)."""
     p, q, k = mechanism.p, mechanism.q, mechanism.k
     if mechanism.encoding == "bit":
         if math.isclose(p, q):
@@ -107,7 +108,7 @@ def describe_protection(mechanism: ldp.Mechanism) -> str:
             "your number: in %(p)s of cases one of a window of cells around your number, in "
             "the others any other cell. Whatever we receive is %(likely)s to come from one "
             "number than from any other."
-        ) % {"cells": mechanism.cells, "p": percent(p),
+        ) % {"cells": mechanism.tally_size, "p": percent(p),
              "likely": _likely(_odds_limit(mechanism))}
     return _(
         "Your answer is sent as a row of %(k)s boxes, one per choice, with only your choice "

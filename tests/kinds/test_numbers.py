@@ -368,6 +368,8 @@ def test_a_number_question_can_be_refused_skipped_and_conditional(client, resear
     page = client.get(reverse("respond", args=[survey.public_id])).content.decode()
     assert f'id="answer-{question.pk}-refusal" value="0" data-refusal' in page
     assert page.count("Prefer not to say") == 1
+    # What respondents read counts every cell a report may be, the extra windows' included.
+    assert f"Your browser sends one of {mechanism.tally_size} cells of a grid" in page
     data = json.loads(page.split('id="respond-data" type="application/json">')[1]
                       .split("</script>")[0])
     sent = next(q for q in data["questions"] if q["id"] == question.pk)
