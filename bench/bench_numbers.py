@@ -155,6 +155,25 @@ def compare(bin_studies: int, rng: np.random.Generator) -> None:
         print(f"{epsilon:7g} " + " | ".join(row))
 
 
+def mean_figures(mechanism, law, truth, n, studies, rng) -> tuple[str, str]:
+    """The mean's bias (Monte-Carlo error), coverage (binomial error) and mean width over
+    ``studies`` studies of n reports drawn from ``law``, and its flag: ``LOW`` below 0.93,
+    ``HIGH`` above 0.97 with n >= 1,000. The bias is over the studies with an estimate."""
+    found = [mechanism.mean(c, n) for c in rng.multinomial(n, law, size=studies)]
+    estimate = np.array([m.estimate for m in found])
+    low = np.array([m.ci_low for m in found])
+    high = np.array([m.ci_high for m in found])
+    covered = float(np.mean((low <= truth) & (truth <= high)))
+    known = np.isfinite(estimate)
+    bias = float(estimate[known].mean() - truth)
+    bias_error = float(estimate[known].std(ddof=1) / math.sqrt(known.sum()))
+    covered_error = math.sqrt(covered * (1 - covered) / studies)
+    flag = "LOW" if covered < 0.93 else "HIGH" if n >= 1000 and covered > 0.97 else ""
+    figures = (f"{bias:8.3f} {bias_error:6.3f} {covered:8.3f} {covered_error:6.3f} "
+               f"{np.mean(high - low):7.2f}")
+    return figures, flag
+
+
 def coverage(studies: int, bin_studies: int, rng: np.random.Generator) -> None:
     print(f"\nPart 2: the mean's bias (years) and 95% coverage, {studies} studies per cell; "
           f"bins' total variation error, {bin_studies} studies")
@@ -167,25 +186,10 @@ def coverage(studies: int, bin_studies: int, rng: np.random.Generator) -> None:
             mechanism = ldp.number_window(epsilon, LOW, HIGH, 0, EDGES)
             law = report_law(mechanism, shares)
             for n in SIZES:
-                counts = rng.multinomial(n, law, size=studies)
-                found = [mechanism.mean(c, n) for c in counts]
-                estimate = np.array([m.estimate for m in found])
-                low = np.array([m.ci_low for m in found])
-                high = np.array([m.ci_high for m in found])
-                covered = float(np.mean((low <= truth) & (truth <= high)))
-                bias = float(estimate.mean() - truth)
-                bias_error = float(estimate.std(ddof=1) / math.sqrt(studies))
-                covered_error = math.sqrt(covered * (1 - covered) / studies)
-                flag = ""
-                if covered < 0.93:
-                    flag = "LOW"
-                elif n >= 1000 and covered > 0.97:
-                    flag = "HIGH"
+                figures, flag = mean_figures(mechanism, law, truth, n, studies, rng)
                 tv = (bins_error(mechanism, shares, n, bin_studies, rng)
                       if name == "skewed" else math.nan)
-                print(f"{name:>7} {epsilon:7g} {n:7d} {bias:8.3f} {bias_error:6.3f} "
-                      f"{covered:8.3f} {covered_error:6.3f} {np.mean(high - low):7.2f} "
-                      f"{tv:7.3f} {flag}", flush=True)
+                print(f"{name:>7} {epsilon:7g} {n:7d} {figures} {tv:7.3f} {flag}", flush=True)
 
 
 def extras(studies: int, rng: np.random.Generator) -> None:
@@ -203,21 +207,8 @@ def extras(studies: int, rng: np.random.Generator) -> None:
                 share * mechanism.extra_probabilities(e) for e, share in enumerate(extra_shares)
             )
             for n in SIZES:
-                counts = rng.multinomial(n, law, size=studies)
-                found = [mechanism.mean(c, n) for c in counts]
-                estimate = np.array([m.estimate for m in found])
-                low = np.array([m.ci_low for m in found])
-                high = np.array([m.ci_high for m in found])
-                covered = float(np.mean((low <= truth) & (truth <= high)))
-                known = np.isfinite(estimate)
-                bias = float(estimate[known].mean() - truth)
-                bias_error = float(estimate[known].std(ddof=1) / math.sqrt(known.sum()))
-                covered_error = math.sqrt(covered * (1 - covered) / studies)
-                flag = ("LOW" if covered < 0.93
-                        else "HIGH" if n >= 1000 and covered > 0.97 else "")
-                print(f"{name:>11} {epsilon:7g} {n:7d} {bias:8.3f} {bias_error:6.3f} "
-                      f"{covered:8.3f} {covered_error:6.3f} {np.mean(high - low):7.2f} {flag}",
-                      flush=True)
+                figures, flag = mean_figures(mechanism, law, truth, n, studies, rng)
+                print(f"{name:>11} {epsilon:7g} {n:7d} {figures} {flag}", flush=True)
 
 
 def groups(studies: int, rng: np.random.Generator) -> None:
