@@ -5,11 +5,12 @@ from surveys.forms.breakdowns import BreakdownForm
 from surveys.forms.invitations import InvitationForm
 from surveys.forms.questions import QuestionForm
 from surveys.forms.sharing import ShareChangeForm, ShareForm
+from surveys.forms.survey_files import SurveyFileForm
 from surveys.forms.surveys import ConfirmDeleteForm, SurveyForm
 from surveys.forms.tokens import ApiTokenForm
 from surveys.forms.translations import TranslationForm
 
 __all__ = [
     "ApiTokenForm", "BreakdownForm", "ConfirmDeleteForm", "InvitationForm", "QuestionForm",
-    "ShareChangeForm", "ShareForm", "SurveyForm", "TranslationForm",
+    "ShareChangeForm", "ShareForm", "SurveyFileForm", "SurveyForm", "TranslationForm",
 ]
