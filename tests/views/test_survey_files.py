@@ -7,10 +7,12 @@ import html
 import io
 import json
 from datetime import timedelta
+from pathlib import Path
 
 import openpyxl
 import pytest
 from django.apps import apps
+from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import timezone
@@ -341,9 +343,9 @@ def xlsform() -> bytes:
         ("drugs", "lsd", "LSD", ""),
     ]:
         choices.append(row)
-    settings = workbook.create_sheet("settings")
-    settings.append(("form_title", "default_language"))
-    settings.append(("Student habits", "English (en)"))
+    form_settings = workbook.create_sheet("settings")
+    form_settings.append(("form_title", "default_language"))
+    form_settings.append(("Student habits", "English (en)"))
     stream = io.BytesIO()
     workbook.save(stream)
     return stream.getvalue()
@@ -396,3 +398,15 @@ def test_an_xlsform_imports_as_documented(client, researcher):
         "Each question got a privacy level (epsilon) of 0.42",
     ]:
         assert listed in shown
+
+
+def test_the_example_of_the_documentation_imports(client, researcher):
+    docs = Path(settings.BASE_DIR, "docs", "survey-files.md").read_text()
+    example = docs.split("```json\n", 1)[1].split("```", 1)[0]
+    client.force_login(researcher)
+    assert upload(client, example.encode()).status_code == 302
+    faculty, sleep = Survey.objects.get(title="Campus life").ordered_questions()
+    assert faculty.labels() == ["Arts", "Science", "Law"] and faculty.used_for_breakdowns
+    assert (sleep.asked_if, sleep.asked_if_answer, sleep.number_bins) == (faculty, 1, "4, 6, 8")
+    assert SurveyTranslation.objects.get().texts["questions"][str(faculty.pk)]["labels"] == [
+        "Letras", "Ciencias", "Derecho"]
