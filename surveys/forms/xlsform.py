@@ -45,6 +45,11 @@ NOT_A_KIND = {
 }
 """Why each XLSForm type this site has no kind for is not imported (translated when listed)."""
 
+MAX_ROWS = 2000
+MAX_COLUMNS = 200
+"""The most rows a sheet and columns a row may have: a form fitting the site's limits of
+questions and answers has far fewer."""
+
 NUMBER = r"(-?\d+(?:\.\d+)?)"
 RANGE = re.compile(
     rf"^\.\s*(>=|>)\s*{NUMBER}\s+and\s+\.\s*(<=|<)\s*{NUMBER}$", re.IGNORECASE
@@ -87,23 +92,35 @@ def read_xlsform(file: IO[bytes], title: str) -> tuple[dict[str, Any], list[str]
 def _sheets(file: IO[bytes]) -> dict[str, list[dict[str, str]]]:
     """Every sheet of the workbook as its rows, each a dict of its header's columns to the
     cells' text (empty rows left out)."""
+    unreadable = ValidationError(gettext(
+        "This file could not be read as an Excel workbook (.xlsx): it may be damaged, or "
+        "saved in another format."
+    ))
     try:
         workbook = openpyxl.load_workbook(file, read_only=True, data_only=True)
     except Exception:  # a corrupt workbook fails in many ways inside openpyxl and zipfile
-        raise ValidationError(gettext(
-            "This file could not be read as an Excel workbook (.xlsx): it may be damaged, or "
-            "saved in another format."
-        )) from None
+        raise unreadable from None
     sheets = {}
     try:
         for sheet in workbook.worksheets:
-            rows = sheet.iter_rows(values_only=True)
+            sheet.reset_dimensions()  # read the cells there are, whatever size the file claims
+            rows = sheet.iter_rows(values_only=True, max_col=MAX_COLUMNS)
             header = [str(cell or "").strip() for cell in next(rows, ())]
-            sheets[sheet.title.strip().lower()] = [
-                {name: _text(cell) for name, cell in zip(header, row, strict=False) if name}
-                for row in rows
-                if any(_text(cell) for cell in row)
-            ]
+            sheets[sheet.title.strip().lower()] = found = []
+            for number, row in enumerate(rows, start=2):
+                if any(_text(cell) for cell in row):
+                    found.append(
+                        {name: _text(cell) for name, cell in zip(header, row, strict=False) if name}
+                    )
+                if number > MAX_ROWS:
+                    raise ValidationError(gettext(
+                        "The sheet “%(sheet)s” has more than %(limit)d rows: no survey is that "
+                        "large."
+                    ) % {"sheet": sheet.title, "limit": MAX_ROWS})
+    except ValidationError:
+        raise
+    except Exception:  # read-only mode parses each sheet as it is read: damage shows here
+        raise unreadable from None
     finally:
         workbook.close()
     return sheets

@@ -215,6 +215,21 @@ def corrupt_xlsx() -> bytes:
     return b"PK\x03\x04 this is not really a workbook"
 
 
+def workbook_bytes(workbook: openpyxl.Workbook) -> bytes:
+    stream = io.BytesIO()
+    workbook.save(stream)
+    return stream.getvalue()
+
+
+def long_xlsx() -> bytes:
+    workbook = openpyxl.Workbook()
+    workbook.active.title = "survey"
+    workbook.active.append(("type", "name", "label"))
+    for i in range(2001):
+        workbook.active.append(("integer", f"q{i}", "How many?"))
+    return workbook_bytes(workbook)
+
+
 BAD_FILES = {
     "malformed JSON": (b'{"format": ', "json", "This file is not valid JSON"),
     "not UTF-8": (b"\xff\xfe{}", "json", "This file is not valid JSON"),
@@ -262,6 +277,9 @@ BAD_FILES = {
                                "“soon” is not a time"),
     "too large": (b" " * (2 * 1024 * 1024 + 1), "json", "This file is larger than 2 MB"),
     "corrupt xlsx": (corrupt_xlsx(), "xlsx", "could not be read as an Excel workbook"),
+    "an xlsx without a survey sheet": (workbook_bytes(openpyxl.Workbook()), "xlsx",
+                                       "An XLSForm needs a sheet named “survey”."),
+    "an xlsx too long": (long_xlsx(), "xlsx", "The sheet “survey” has more than 2000 rows"),
     "another kind of file": (b"hello", "txt", "Choose a survey file (.json) or an XLSForm"),
 }
 
@@ -346,9 +364,7 @@ def xlsform() -> bytes:
     form_settings = workbook.create_sheet("settings")
     form_settings.append(("form_title", "default_language"))
     form_settings.append(("Student habits", "English (en)"))
-    stream = io.BytesIO()
-    workbook.save(stream)
-    return stream.getvalue()
+    return workbook_bytes(workbook)
 
 
 def test_an_xlsform_imports_as_documented(client, researcher):
