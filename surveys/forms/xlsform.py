@@ -14,7 +14,7 @@ from typing import IO, Any
 import openpyxl
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import get_language_info, gettext, gettext_noop
 
 from surveys import kinds
 from surveys.helpers.numbers import epsilon as epsilon_text
@@ -235,12 +235,12 @@ class _Reader:
         labels = {column: [c.get(column) or c.get(self.main_column, "") for c in choices]
                   for column in [self.main_column, *self.other_languages_columns()]}
         values: dict[str, Any] = {"answers": labels[self.main_column]}
-        yes_no = {n.casefold() for n in names} == {"yes", "no"} and len(names) == 2
+        yes_no = _yes_no(choices, self.main_column)
         if kind_name == "select_multiple":
             values["kind"] = kinds.CHECK_ALL.value
         elif yes_no:
             values |= {"kind": kinds.YES_NO.value, "answers": []}
-            names = ["no", "yes"]  # the site's answers, in its order
+            names = yes_no  # the site's answers, in its order
         elif "likert" in row.get("appearance", "") and len(choices) in kinds.SCALE_POINTS:
             values["kind"] = kinds.RATING.value
             for column, texts in labels.items():
@@ -327,9 +327,27 @@ class _Reader:
 
 
 def _code(language: str) -> str:
-    """A language's code from an XLSForm language name such as “Español (es)”."""
+    """A language's code from an XLSForm language name: “Español (es)”, “es-ES”, or a site
+    language's name in English or in itself (“Spanish”, “Español”); "" for another."""
     match = LANGUAGE.search(language)
-    return match.group(1).lower() if match else ""
+    if match:
+        return match.group(1).lower().split("-")[0]
+    name = language.strip().casefold()
+    for code, native in settings.LANGUAGES:
+        if name in (code, native.casefold(), get_language_info(code)["name"].casefold()):
+            return code
+    return name.split("-")[0] if name.split("-")[0] in dict(settings.LANGUAGES) else ""
+
+
+def _yes_no(choices: list[dict], column: str) -> list[str] | None:
+    """The names of a list's "no" and "yes" (in the site's order of a yes/no question's
+    answers) when its choices are exactly yes and no, by name or by label; else None."""
+    for key in ("name", column):
+        values = [choice.get(key, "").casefold() for choice in choices]
+        if sorted(values) == ["no", "yes"]:
+            by_value = dict(zip(values, choices, strict=True))
+            return [by_value[answer].get("name", "").casefold() for answer in ("no", "yes")]
+    return None
 
 
 def _bounds(constraint: str, *, whole: bool) -> tuple[float, float] | None:

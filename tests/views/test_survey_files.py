@@ -426,3 +426,28 @@ def test_the_example_of_the_documentation_imports(client, researcher):
     assert (sleep.asked_if, sleep.asked_if_answer, sleep.number_bins) == (faculty, 1, "4, 6, 8")
     assert SurveyTranslation.objects.get().texts["questions"][str(faculty.pk)]["labels"] == [
         "Letras", "Ciencias", "Derecho"]
+
+
+def test_an_xlsforms_yes_no_and_languages_are_read_by_name_too(client, researcher):
+    workbook = openpyxl.Workbook()
+    workbook.active.title = "survey"
+    for row in [
+        ("type", "name", "label::Spanish", "label::English", "relevant"),
+        ("select_one yn", "q1", "¿Ha fumado?", "Have you smoked?", ""),
+        ("select_one yn", "q2", "¿Hoy?", "Today?", "selected(${q1}, '0')"),
+    ]:
+        workbook.active.append(row)
+    choices = workbook.create_sheet("choices")
+    for row in [("list_name", "name", "label::Spanish", "label::English"),
+                ("yn", "1", "Sí", "Yes"), ("yn", "0", "No", "No")]:
+        choices.append(row)
+    workbook.create_sheet("settings").append(("default_language",))
+    workbook["settings"].append(("English",))
+    client.force_login(researcher)
+    assert upload(client, workbook_bytes(workbook), "smoking.xlsx").status_code == 302
+    survey = Survey.objects.get(title="smoking")
+    smoked, today = survey.ordered_questions()
+    assert (survey.language, smoked.text, smoked.kind) == ("en", "Have you smoked?", "yesno")
+    assert (today.asked_if, today.asked_if_answer) == (smoked, 0)  # "0" is "No"
+    spanish = SurveyTranslation.objects.get(survey=survey, language="es")
+    assert spanish.texts["questions"][str(smoked.pk)] == {"text": "¿Ha fumado?", "help_text": ""}
