@@ -12,8 +12,15 @@ from django.db.models import Case, F, QuerySet, Value, When
 from django.utils import timezone
 
 from surveys.actions import wording
-from surveys.models import STUDY_TEXTS, Choice, Question, Survey, SurveyTranslation, Tally
+from surveys.actions.survey_files import create_draft
+from surveys.models import Question, Survey, Tally
 from surveys.queries import schedule
+from surveys.queries.survey_files import survey_file
+
+SCHEDULE_FIELDS = (
+    "opens_at", "closes_at", "response_target", "completion_url", "thank_you_message",
+)
+"""What a duplicate does not keep: the original's schedule and distribution."""
 
 
 def open_survey(survey: Survey) -> None:
@@ -47,56 +54,13 @@ def close_survey(survey: Survey) -> None:
 
 def duplicate_survey(survey: Survey) -> Survey:
     """A new draft with the same text, translations, questions (with their known shares),
-    choices and epsilons, and no answers."""
-    with transaction.atomic():
-        copy = Survey.objects.create(
-            owner=survey.owner,
-            title=f"{survey.title} (copy)"[:200],
-            introduction=survey.introduction,
-            **{name: getattr(survey, name) for name in STUDY_TEXTS},
-            consent_required=survey.consent_required,
-            invitation_only=survey.invitation_only,
-            language=survey.language,
-        )
-        new_ids = {}  # question id -> its copy's id, as text (the keys of translations)
-        for question in survey.ordered_questions():
-            new = Question.objects.create(
-                survey=copy,
-                order=question.order,
-                text=question.text,
-                help_text=question.help_text,
-                kind=question.kind,
-                epsilon=question.epsilon,
-                mechanism_override=question.mechanism_override,
-                used_for_breakdowns=question.used_for_breakdowns,
-                known_share=question.known_share,
-                offers_refusal=question.offers_refusal,
-                optional=question.optional,
-                # Conditions come before the questions that depend on them: copied already.
-                asked_if_id=new_ids.get(str(question.asked_if_id)),
-                asked_if_answer=question.asked_if_answer,
-                number_min=question.number_min,
-                number_max=question.number_max,
-                number_decimals=question.number_decimals,
-                number_bins=question.number_bins,
-            )
-            Choice.objects.bulk_create(
-                [
-                    Choice(question=new, order=c.order, label=c.label)
-                    for c in question.choices.all()
-                ]
-            )
-            new_ids[str(question.pk)] = str(new.pk)
-        SurveyTranslation.objects.bulk_create(
-            [
-                SurveyTranslation(
-                    survey=copy,
-                    language=translation.language,
-                    texts=translation.texts_for(new_ids),
-                )
-                for translation in survey.translations.all()
-            ]
-        )
+    choices and epsilons, and no answers, schedule or completion link."""
+    definition = survey_file(survey)
+    definition["survey"] |= {
+        "title": f"{survey.title} (copy)"[:200],
+        **{name: Survey._meta.get_field(name).get_default() for name in SCHEDULE_FIELDS},
+    }
+    copy, _notes = create_draft(survey.owner, definition, check=False)
     return copy
 
 

@@ -6,11 +6,13 @@ from surveys.forms.breakdowns import BreakdownForm
 from surveys.forms.invitations import InvitationForm
 from surveys.forms.questions import QuestionForm
 from surveys.forms.sharing import ShareChangeForm, ShareForm
+from surveys.forms.survey_files import SurveyFileForm
 from surveys.forms.surveys import ConfirmDeleteForm, SurveyForm
 from surveys.forms.tokens import ApiTokenForm
 from surveys.forms.translations import TranslationForm
 
 __all__ = [
     "AccountForm", "ApiTokenForm", "BreakdownForm", "ConfirmDeleteForm", "InvitationForm",
-    "QuestionForm", "ShareChangeForm", "ShareForm", "SurveyForm", "TranslationForm",
+    "QuestionForm", "ShareChangeForm", "ShareForm", "SurveyFileForm", "SurveyForm",
+    "TranslationForm",
 ]

@@ -153,39 +153,28 @@ class QuestionForm(forms.ModelForm):
     def clean(self) -> dict:
         cleaned = super().clean()
         kind = kinds.KINDS.get(cleaned.get("kind"))
-        declined = cleaned.get("offers_refusal") or cleaned.get("optional")
-        if cleaned.get("known_percent") is not None and (declined or cleaned.get("condition")):
-            self.add_error("known_percent", gettext(
-                "A validation anchor is asked of everyone and answered by everyone: it cannot "
-                "be optional, offer “Prefer not to say” or be conditional."
-            ))
-        if kind is not None and kind.scored:
+        if kind is None:
+            return cleaned
+        if kind.scored:
             cleaned["choices"] = kinds.RATING.scale_labels(
                 cleaned.get("scale_points") or kinds.SCALE_POINTS[0],
                 cleaned.get("scale_low", ""),
                 cleaned.get("scale_high", ""),
             )
-        if kind is not None and kind.anchor_answer is None and (
-            cleaned.get("known_percent") is not None
-        ):
-            self.add_error(
-                "known_percent", gettext("Only yes/no questions can be validation anchors.")
-            )
-        if kind is not None and not kind.groups and cleaned.get("used_for_breakdowns"):
-            self.add_error("used_for_breakdowns", str(kind.cannot_group))
-        if kind is not None:
-            # The fields it takes besides its answers (a number's range), as the model has them.
-            values = self.instance.__class__(**{
-                name: cleaned.get(name) for name in self._meta.fields if name in cleaned
-            })
-            for field, problems in kind.field_problems(values).items():
-                for problem in problems:
-                    if field not in self.errors:
-                        self.add_error(field, problem)
-        if kind is not None:
-            field = "scale_low" if kind.scored else "choices"
-            for problem in kind.answer_problems(cleaned.get("choices", [])):
-                self.add_error(field, problem)
+        # The question as the model would have it, asked what its kind finds wrong.
+        known = cleaned.get("known_percent")
+        values = self.instance.__class__(
+            **{name: cleaned.get(name) for name in self._meta.fields if name in cleaned},
+            known_share=None if known is None else known / 100,
+            asked_if_id=self.instance.asked_if_id,
+        )
+        answers = "scale_low" if kind.scored else "choices"
+        fields = {"known_share": "known_percent", "labels": answers}
+        for field, problems in values.kind_problems(cleaned.get("choices", [])).items():
+            field = fields.get(field, field)
+            for problem in problems:
+                if field not in kind.fields or field not in self.errors:
+                    self.add_error(field, problem)
         return cleaned
 
     def save(self, commit: bool = True) -> Question:

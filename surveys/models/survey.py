@@ -419,6 +419,31 @@ class Question(models.Model):
         with translation.override("en"):
             return self.labels() + [str(label) for label in self.extra_answers()]
 
+    def kind_problems(self, labels: list[str]) -> dict[str, list[str]]:
+        """What its kind finds wrong with it as a researcher wrote it, by field: a validation
+        anchor (``known_share``) it cannot be, a grouping it cannot do, the fields it takes
+        besides its answers (``QuestionKind.field_problems``), and under "labels" its answers
+        (``labels``, ``QuestionKind.answer_problems``). The question form and the import of a
+        survey file both ask it, so both make questions exactly as valid."""
+        kind = self.question_kind
+        problems = {field: list(found) for field, found in kind.field_problems(self).items()}
+        anchored = self.known_share is not None
+        if anchored and (self.declinable or self.asked_if_id is not None):
+            problems.setdefault("known_share", []).append(gettext(
+                "A validation anchor is asked of everyone and answered by everyone: it cannot "
+                "be optional, offer “Prefer not to say” or be conditional."
+            ))
+        if anchored and kind.anchor_answer is None:
+            problems.setdefault("known_share", []).append(
+                gettext("Only yes/no questions can be validation anchors.")
+            )
+        if self.used_for_breakdowns and not kind.groups:
+            problems["used_for_breakdowns"] = [str(kind.cannot_group)]
+        answer_problems = kind.answer_problems(labels)
+        if answer_problems:
+            problems["labels"] = answer_problems
+        return problems
+
     def condition_problems(self) -> dict[str, str]:
         """What is wrong with its extra answers, by field (none when it has none)."""
         if not self.question_kind.extras and (self.declinable or self.asked_if_id):
