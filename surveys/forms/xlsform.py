@@ -278,7 +278,7 @@ class _Reader:
         question = {
             "text": row.get(self.main_column, "")[:500] or row.get("name", ""),
             "help_text": row.get(self.hint_column(), "")[:500],
-            "optional": kind.extras and not required,
+            "optional": kind.extras and kind.skippable and not required,
             **values,
         }
         fields = {name: question.get(name) for name in ("kind", "optional", "number_min",

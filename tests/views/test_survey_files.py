@@ -45,7 +45,8 @@ def full_survey(researcher) -> Survey:
     )
     rating = Question.objects.create(**ask, order=3, kind="rating", text="How stressed?",
                                      optional=True)
-    checkall = Question.objects.create(**ask, order=4, kind="checkall", text="Which apply?")
+    checkall = Question.objects.create(**ask, order=4, kind="checkall", text="Which apply?",
+                                       offers_refusal=True)
     Question.objects.create(
         **ask, order=5, kind="number", text="Hours of sleep?", number_min=0, number_max=12,
         number_decimals=1, number_bins="4, 6, 8", optional=True,
