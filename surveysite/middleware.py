@@ -12,7 +12,7 @@ from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext_lazy
 from django.views import defaults
 
-from surveys.queries.accounts import time_zone_of
+from surveys.queries.accounts import settings_of
 
 logger = logging.getLogger(__name__)
 
@@ -54,10 +54,15 @@ def language_for(request: HttpRequest) -> str:
     return translation.get_language_from_request(request)
 
 
-class RespondentLanguageMiddleware:
-    """Respondents' pages in their language (``language_for``); every other page in English,
-    the language of researchers' pages for now (their strings are marked for translation,
-    but the catalogues cover only respondents' pages)."""
+class PageLanguageMiddleware:
+    """Every page in its reader's language, and a researcher's in their time zone.
+
+    - Respondents' pages: ``language_for``; times in the site's zone (UTC).
+    - A signed-in researcher's pages: the language and the time zone chosen on their account
+      page (``surveys.models.Account``; times stored in UTC), else their browser's language.
+    - Any other page (signing in, the home page): the browser's language.
+
+    Neither outlives its request."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -68,34 +73,23 @@ class RespondentLanguageMiddleware:
         try:
             response = self.get_response(request)
         finally:
-            translation.deactivate()  # a respondent's language never outlives their request
-        if is_respondent_page(request):
-            patch_vary_headers(response, ["Accept-Language"])
-            response.headers.setdefault("Content-Language", request.LANGUAGE_CODE)
+            translation.deactivate()
+            timezone.deactivate()
+        patch_vary_headers(response, ["Accept-Language"])
+        response.headers.setdefault("Content-Language", request.LANGUAGE_CODE)
         return response
 
     def process_view(self, request: HttpRequest, view, args, kwargs) -> None:
         if is_respondent_page(request):
-            request.LANGUAGE_CODE = language_for(request)
-            translation.activate(request.LANGUAGE_CODE)
-
-
-class ResearcherTimeZoneMiddleware:
-    """A signed-in researcher's pages in the time zone they chose (``surveys.models.Account``):
-    times shown and typed in it, stored in UTC. Respondents' pages keep the site's (UTC)."""
-
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        try:
-            return self.get_response(request)
-        finally:
-            timezone.deactivate()  # a researcher's zone never outlives their request
-
-    def process_view(self, request: HttpRequest, view, args, kwargs) -> None:
-        if request.user.is_authenticated and not is_respondent_page(request):
-            timezone.activate(zoneinfo.ZoneInfo(time_zone_of(request.user)))
+            language = language_for(request)
+        elif request.user.is_authenticated:
+            time_zone, language = settings_of(request.user)
+            timezone.activate(zoneinfo.ZoneInfo(time_zone))
+            language = language or translation.get_language_from_request(request)
+        else:
+            language = translation.get_language_from_request(request)
+        request.LANGUAGE_CODE = language
+        translation.activate(language)
 
 
 class DatabaseUnavailableMiddleware:

@@ -56,10 +56,9 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "surveysite.middleware.RespondentLanguageMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "surveysite.middleware.ResearcherTimeZoneMiddleware",
+    "surveysite.middleware.PageLanguageMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
     "surveysite.middleware.SiteErrorPagesMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -116,8 +115,9 @@ LOGIN_REDIRECT_URL = "survey-list"
 LOGOUT_REDIRECT_URL = "home"
 
 LANGUAGE_CODE = "en"
-# Respondents' pages come in these languages (catalogues under locale/, compiled by the setup);
-# researchers' pages are in English for now. See surveysite/middleware.py, language_for.
+# Every page comes in these languages (catalogues under locale/, compiled by the setup): a
+# respondent's as their browser or the page's switcher asks, a researcher's as their account
+# or browser asks. See surveysite/middleware.py, PageLanguageMiddleware.
 LANGUAGES = [("en", "English"), ("es", "Español"), ("fr", "Français"), ("de", "Deutsch")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"

@@ -12,6 +12,7 @@ import numpy as np
 import polib
 from django.conf import settings
 from django.urls import reverse
+from django.utils import translation
 
 from surveys import ldp
 from surveys.actions import surveys as survey_actions
@@ -189,6 +190,12 @@ def assert_stored_exactly(database_url: str, survey: dict, jobs: list[tuple[str,
 
 
 # --- languages --------------------------------------------------------------------------
+
+
+def in_language(language: str, message: str) -> str:
+    """A message of the pages' catalogue (the "django" domain) in `language`."""
+    with translation.override(language):
+        return translation.gettext(message)
 
 
 def script_message(language: str, message: str) -> str:

@@ -14,7 +14,7 @@ import {
   planText,
   truthText,
 } from "./epsilon_core.js";
-import { gettext, interpolate } from "./i18n.js";
+import { gettext, interpolate, loadPageCatalog } from "./i18n.js";
 
 const panel = document.getElementById("epsilon-explain");
 const body = document.getElementById("explain-body");
@@ -167,4 +167,5 @@ shareField.addEventListener("input", () => update());
 groupField.addEventListener("input", () => update());
 form.addEventListener("change", () => { toggleFields(); update(); });
 toggleFields();
+await loadPageCatalog();
 update();

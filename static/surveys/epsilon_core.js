@@ -1,14 +1,20 @@
 // The authoring panel's pure parts (see epsilon.js for the DOM glue): the sentences that put
 // the server's planner numbers (the JSON of `epsilon_explain`) into words.
 
-import { gettext, interpolate } from "./i18n.js";
+import { gettext, interpolate, numberFormat } from "./i18n.js";
 
-// The site's number formats, as surveys/helpers/numbers.py writes them on the pages.
-// A share in [0, 1] with one decimal: "12.3%".
-export const percent = (x) => `${(100 * x).toFixed(1)}%`;
+// The site's number formats, as surveys/helpers/numbers.py writes them on the pages, in the
+// page's language (i18n.js, setLanguage).
+// `x` with exactly `places` decimals: "4.3" ("4,3" in German).
+export const decimal = (x, places) =>
+  numberFormat({ minimumFractionDigits: places, maximumFractionDigits: places }).format(x);
 
-// A count with thousands separators, whatever the browser's language: "1,234".
-export const count = (n) => n.toLocaleString("en-US");
+// A share in [0, 1] with one decimal: "12.3%" ("12,3 %" in German).
+export const percent = (x) =>
+  numberFormat({ style: "percent", minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(x);
+
+// A count with thousands separators: "1,234" ("1.234" in German).
+export const count = (n) => numberFormat().format(n);
 
 // An epsilon with the digits it has (up to 6 significant ones), never in scientific notation
 // nor with floating-point noise: "0.0001", "1", "0.5", "2.25", and 0.1 + 0.2 is "0.3".
@@ -19,7 +25,7 @@ export const epsilonText = (epsilon) =>
 export const points = (m) =>
   m >= 1
     ? gettext("more than ±100 points")
-    : interpolate(gettext("±%(margin)s points"), { margin: (100 * m).toFixed(1) });
+    : interpolate(gettext("±%(margin)s points"), { margin: decimal(100 * m, 1) });
 
 export const targetText = (data) =>
   interpolate(gettext("±%(margin)s points"), { margin: Math.round(100 * data.target_margin) });
@@ -70,7 +76,7 @@ export function planText(data) {
 export function meanScoreText(data) {
   const plan = data.mean_score;
   if (!plan) return null;
-  const scalePoints = (m) => interpolate(gettext("±%(margin)s points of the scale"), { margin: m.toFixed(2) });
+  const scalePoints = (m) => interpolate(gettext("±%(margin)s points of the scale"), { margin: decimal(m, 2) });
   const margins = plan.margins
     .map(({ n, margin }) => interpolate(gettext("%(margin)s with %(n)s respondents"), { n: count(n), margin: scalePoints(margin) }))
     .join("; ");
@@ -87,7 +93,7 @@ export function meanScoreText(data) {
 export function numberTexts(data) {
   const plan = data.number;
   if (!plan) return null;
-  const amount = (x) => `±${x.toLocaleString("en", { minimumFractionDigits: plan.decimals + 1, maximumFractionDigits: plan.decimals + 1 })}`;
+  const amount = (x) => `±${decimal(x, plan.decimals + 1)}`;
   return {
     heading: interpolate(gettext("Expected margin of error (95%) of the mean, on the range from %(low)s to %(high)s, whatever the answers:"), { low: plan.low, high: plan.high }),
     lines: plan.margins.map(({ n, margin }) => interpolate(gettext("%(n)s respondents: %(margin)s"), { n: count(n), margin: amount(margin) })),
@@ -198,9 +204,11 @@ export function budgetText(budget, epsilon) {
 export function probabilityText(p) {
   for (let digits = 1; digits <= 12; digits++) {
     const shown = Number((100 * p).toFixed(digits));
-    if ((shown < 100 || p >= 1) && (shown > 0 || p <= 0)) return `${(100 * p).toFixed(digits)}%`;
+    if ((shown < 100 || p >= 1) && (shown > 0 || p <= 0)) {
+      return numberFormat({ style: "percent", minimumFractionDigits: digits, maximumFractionDigits: digits }).format(p);
+    }
   }
-  return `${100 * p}%`;
+  return numberFormat({ style: "percent", maximumFractionDigits: 20 }).format(p);
 }
 
 // What the authoring panel says the randomization does with one true answer, for the
@@ -218,4 +226,4 @@ export function truthText({ encoding, truth_probability: p }) {
 }
 
 // The odds ratio e^ε, as the panel writes it: "2.72", "55", "1,097".
-export const oddsText = (odds) => (odds < 10 ? odds.toFixed(2) : count(Math.round(odds)));
+export const oddsText = (odds) => (odds < 10 ? decimal(odds, 2) : count(Math.round(odds)));

@@ -4,6 +4,7 @@
 // msgid. Mark messages with gettext("...") so that makemessages finds them.
 
 let catalog = {};
+let language = "en";
 
 /** Use `messages` (msgid -> translation) from now on; anything else means English. */
 export function setCatalog(messages) {
@@ -38,4 +39,25 @@ export async function loadCatalog(url, { fetcher = globalThis.fetch, timeoutMs =
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Numbers from now on in the format of `code` (a language of the site), as the server
+ * writes them on the pages (surveys/helpers/numbers.py): "1,234.5" in English, "1.234,5" in
+ * German. */
+export function setLanguage(code) {
+  language = code || "en";
+}
+
+/** An Intl.NumberFormat of the page's language with `options`. */
+export function numberFormat(options) {
+  return new Intl.NumberFormat(language === "en" ? "en-US" : language, options);
+}
+
+/** The page's language (`lang` of its root element) for numbers, and its catalogue, whose
+ * URL the page gives there too (`data-catalog`, set by templates/base.html for every
+ * language but English): fetched and used. */
+export function loadPageCatalog(options) {
+  const root = globalThis.document?.documentElement;
+  setLanguage(root?.lang);
+  return loadCatalog(root?.dataset.catalog, options);
 }

@@ -8,7 +8,7 @@
 // exactly the same body, and nothing ever draws again for this survey in this browser.
 
 import { controlOf } from "./controls/index.js";
-import { gettext, loadCatalog } from "./i18n.js";
+import { gettext, loadPageCatalog } from "./i18n.js";
 import { randomize } from "./ldp.js";
 import {
   describeReport,
@@ -34,7 +34,7 @@ import {
 const dataElement = document.getElementById("respond-data");
 const data = dataElement ? JSON.parse(dataElement.textContent) : null;
 // The page's language for messages written from here; awaited before answering starts.
-const catalogLoaded = loadCatalog(data?.catalogUrl);
+const catalogLoaded = loadPageCatalog();
 // A preview sends nothing, so it neither reads nor writes this browser's storage.
 const storage = data?.preview ? memoryStorage() : browserStorage();
 let { record, earlierDraws } = data

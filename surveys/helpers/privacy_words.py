@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from surveys import ldp
+from surveys.helpers.numbers import percent_number
 
 EXAMPLE_SUSPICION = 0.1
 """The suspicion in the survey's example sentence: "if someone thought there was a 10%
@@ -29,11 +30,6 @@ def percent(x: float) -> str:
     if x < 0.01:
         return _("under 1%")
     return percent_number(round(100 * x))
-
-
-def percent_number(number: int) -> str:
-    """A whole number of percent in the active language: "58%" ("58 %" in French)."""
-    return _("%(number)s%%") % {"number": number}
 
 
 def times(ratio: float) -> str:

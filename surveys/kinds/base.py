@@ -26,14 +26,37 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.utils import translation
+from django.utils import formats, translation
 from django.utils.functional import Promise
 from django.utils.translation import gettext
 
 from surveys import ldp
+from surveys.helpers import numbers
 
 MAX_CHOICE_LENGTH = 200
 """The longest answer a researcher may type (``Choice.label``)."""
+
+
+def choice_reason(epsilon: float, k: int) -> str:
+    """One sentence on why ``ldp.choose_categorical`` picks what it picks for ``k`` answers."""
+    threshold = ldp.grr_threshold(epsilon)
+    values = {
+        "k": k,
+        "epsilon": numbers.epsilon(epsilon),
+        "threshold": formats.number_format(round(threshold, 1), 1),  # it cuts, not rounds
+    }
+    if k < threshold:
+        return gettext(
+            "With %(k)s categories and epsilon %(epsilon)s, generalized randomized response "
+            "(GRR) gives the more precise estimates, because %(k)s is below 3e^epsilon + 2 = "
+            "%(threshold)s; with more categories than that, its noise would spread too thin."
+        ) % values
+    return gettext(
+        "With %(k)s categories and epsilon %(epsilon)s, optimized unary encoding (OUE) gives "
+        "the more precise estimates, because %(k)s is at least 3e^epsilon + 2 = "
+        "%(threshold)s: the error of generalized randomized response grows with the number "
+        "of categories, that of OUE does not."
+    ) % values
 
 
 @dataclass(frozen=True)

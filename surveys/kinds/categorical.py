@@ -6,7 +6,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from surveys import ldp
-from surveys.kinds.base import QuestionKind
+from surveys.kinds.base import QuestionKind, choice_reason
 
 
 class CategoricalKind(QuestionKind):
@@ -18,7 +18,7 @@ class CategoricalKind(QuestionKind):
     def mechanism_reason(self, epsilon: float, k: int, override: str = "") -> str:
         if override:
             return gettext("You chose this method.")
-        return ldp.choice_reason(epsilon, k)
+        return choice_reason(epsilon, k)
 
 
 CATEGORICAL = CategoricalKind(

@@ -6,7 +6,7 @@ from django.utils.translation import gettext_lazy as _
 
 from surveys import ldp
 from surveys.kinds.answers import YES_NO_ANSWERS
-from surveys.kinds.base import QuestionKind
+from surveys.kinds.base import QuestionKind, choice_reason
 
 
 class YesNoKind(QuestionKind):
@@ -22,7 +22,7 @@ class YesNoKind(QuestionKind):
 
     def mechanism_reason(self, epsilon: float, k: int = 2, override: str = "") -> str:
         if k > 2:
-            return ldp.choice_reason(epsilon, k)
+            return choice_reason(epsilon, k)
         return gettext(
             "Yes/no questions use randomized response, the most accurate method for them."
         )

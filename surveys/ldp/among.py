@@ -36,12 +36,14 @@ import numpy as np
 
 from . import mechanisms as ldp
 from ._checks import check_probability, read_only
+from ._words import gettext_noop
 from .joint import _score_interval, _Side, _widen
 from .scores import Mean
 
 AMONG_METHOD: str = "fieller"
 """Name of the method behind the intervals of shares among those who answered."""
-AMONG_DESCRIPTION: str = (
+AMONG_DESCRIPTION: str = gettext_noop(
+    # xgettext:no-python-format (a "%" here is a percent sign)
     "Shares among those who answered (or were asked): each answer's maximum-likelihood share "
     "divided by the answered share; the 95% interval is Fieller's interval for the ratio of "
     "the unbiased estimates, with the variance taken at each candidate share (for a mean "

@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from ._checks import check_n, check_probability, is_integer, read_only
+from ._words import gettext_noop
 from .among import Among
 from .joint import Breakdown, Difference, PairCounts, _score_interval, _widen, breakdown
 from .mechanisms import (
@@ -77,7 +78,7 @@ class SampledBoxes:
     ``mean_count``."""
 
     name = "sampled"
-    label = "Sampled box with randomized response"
+    label = gettext_noop("Sampled box with randomized response")
     encoding = "sampled"
 
     def __init__(self, epsilon: float, k: int) -> None:

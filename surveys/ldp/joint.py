@@ -62,27 +62,32 @@ from scipy.special import gammaincc
 
 from . import mechanisms as ldp
 from ._checks import check_n, is_integer, is_real, read_only
+from ._words import gettext_noop
 
-JOINT_DESCRIPTION: str = (
+JOINT_DESCRIPTION: str = gettext_noop(
+    # xgettext:no-python-format (a "%" here is a percent sign)
     "Maximum-likelihood joint shares under the exact randomization probabilities of both "
     "questions (for unary-encoded questions, the composite likelihood of their bits), "
     "non-negative and summing to 1; each cell's 95% interval is the score (Wilson-type) "
     "interval around the unbiased estimate, with the variance the randomization gives at "
     "each candidate value."
 )
-SHARE_INTERVAL_DESCRIPTION: str = (
+SHARE_INTERVAL_DESCRIPTION: str = gettext_noop(
+    # xgettext:no-python-format (a "%" here is a percent sign)
     "Share of each answer within a group: the group's row of the joint shares, normalised; "
     "its 95% interval is Fieller's interval for the ratio of the unbiased joint share to the "
     "unbiased group share, with the variance taken at each candidate share (a score test), "
     "within [0, 1]; it is all of [0, 1] when the group is not significantly non-empty."
 )
-DIFFERENCE_INTERVAL_DESCRIPTION: str = (
+DIFFERENCE_INTERVAL_DESCRIPTION: str = gettext_noop(
+    # xgettext:no-python-format (a "%" here is a percent sign)
     "Difference between two groups' shares of an answer: the difference of the headline "
     "shares, with the MOVER 95% interval (Zou & Donner) built from the two groups' share "
     "intervals and the delta-method correlation of the two estimates (the difference of the "
     "intervals' ends where one group's share is entirely unknown)."
 )
-ASSOCIATION_DESCRIPTION: str = (
+ASSOCIATION_DESCRIPTION: str = gettext_noop(
+    # xgettext:no-python-format (a "%" here is a percent sign)
     "Test of independence of the two questions: the true answers are independent exactly "
     "when the reports are, so this is Pearson's chi-square test of the table of reports (for "
     "unary-encoded questions, its generalisation to their bits with the model-based "

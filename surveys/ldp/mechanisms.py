@@ -32,6 +32,7 @@ import numpy as np
 
 from . import _intervals, _mle
 from ._checks import check_n, check_probability, is_integer, is_real, read_only
+from ._words import gettext_noop
 
 Z95: float = 1.959963984540054
 """Two-sided 95% standard normal quantile."""
@@ -64,7 +65,8 @@ coverage near 95% (see docs/ldp.md, "Small-sample warning")."""
 INTERVAL_METHOD: str = "feldman-cousins"
 """Name of the method behind ``Estimate.ci_low``/``ci_high``, for the pages."""
 
-INTERVAL_DESCRIPTION: str = (
+INTERVAL_DESCRIPTION: str = gettext_noop(
+    # xgettext:no-python-format (a "%" here is a percent sign)
     "Feldman-Cousins (likelihood-ratio ordered Neyman) 95% interval for each share from its "
     "binomial support count, with the share restricted to [0, 1]: exact for small counts, its "
     "Gaussian limit otherwise, widened when needed to contain the headline estimate."
@@ -74,7 +76,8 @@ INTERVAL_DESCRIPTION: str = (
 HEADLINE_METHOD: str = "mle"
 """Name of the estimator behind ``Estimate.headline``, for the pages."""
 
-HEADLINE_DESCRIPTION: str = (
+HEADLINE_DESCRIPTION: str = gettext_noop(
+    # xgettext:no-python-format (a "%" here is a percent sign)
     "Maximum-likelihood shares under the exact randomization probabilities (the iterative "
     "Bayesian update run to convergence, solved exactly), non-negative and summing to 1."
 )
@@ -788,7 +791,9 @@ def randomized_response(epsilon: float) -> BinaryMechanism:
     eps = _check_epsilon(epsilon)
     keep, flip = 1 / (1 + math.exp(-eps)), 1 / (1 + math.exp(eps))
     return BinaryMechanism(
-        "rr", "Randomized response (Warner)", 2, keep, keep, {"epsilon": eps}, flip, flip
+        "rr",
+        gettext_noop("Randomized response (Warner)"),
+        2, keep, keep, {"epsilon": eps}, flip, flip,
     )
 
 
@@ -800,7 +805,7 @@ def forced_response(alpha: float = 0.5, beta: float = 0.5) -> BinaryMechanism:
     b = check_probability("beta", beta)
     return BinaryMechanism(
         "forced",
-        "Forced response",
+        gettext_noop("Forced response"),
         2,
         a + (1 - a) * b,
         1 - (1 - a) * b,
@@ -816,7 +821,7 @@ def keep_probabilities(p: float, q: float) -> BinaryMechanism:
     p = check_probability("p", p)
     q = check_probability("q", q)
     return BinaryMechanism(
-        "pq", "Randomized response with keep-probabilities", 2, p, q, {"p": p, "q": q}
+        "pq", gettext_noop("Randomized response with keep-probabilities"), 2, p, q, {"p": p, "q": q}
     )
 
 
@@ -826,7 +831,7 @@ def grr(epsilon: float, k: int) -> DirectMechanism:
     denominator = math.exp(eps) + k - 1
     return DirectMechanism(
         "grr",
-        "Generalized randomized response (GRR)",
+        gettext_noop("Generalized randomized response (GRR)"),
         k,
         math.exp(eps) / denominator,
         1 / denominator,
@@ -843,7 +848,7 @@ def sue(epsilon: float, k: int) -> UnaryMechanism:
     keep, flip = 1 / (1 + math.exp(-eps / 2)), 1 / (1 + math.exp(eps / 2))
     return UnaryMechanism(
         "sue",
-        "Symmetric unary encoding (SUE, basic RAPPOR)",
+        gettext_noop("Symmetric unary encoding (SUE, basic RAPPOR)"),
         k,
         keep,
         flip,
@@ -859,7 +864,7 @@ def oue(epsilon: float, k: int) -> UnaryMechanism:
     eps, k = _check_epsilon(epsilon), _check_k(k)
     return UnaryMechanism(
         "oue",
-        "Optimized unary encoding (OUE)",
+        gettext_noop("Optimized unary encoding (OUE)"),
         k,
         0.5,
         1 / (math.exp(eps) + 1),
@@ -872,7 +877,9 @@ def oue(epsilon: float, k: int) -> UnaryMechanism:
 CATEGORICAL: dict[str, Callable[[float, int], Mechanism]] = {"grr": grr, "sue": sue, "oue": oue}
 
 
-def _grr_threshold(epsilon: float) -> float:
+def grr_threshold(epsilon: float) -> float:
+    """The number of categories from which OUE estimates more precisely than GRR at
+    ``epsilon``: 3e^epsilon + 2 (Wang et al. 2017)."""
     return 3 * math.exp(epsilon) + 2
 
 
@@ -886,25 +893,7 @@ def choose_categorical(epsilon: float, k: int, override: str | None = None) -> M
             raise ValueError(f"override must be one of {sorted(CATEGORICAL)}, got {override!r}")
         return CATEGORICAL[override](epsilon, k)
     eps, k = _check_epsilon(epsilon), _check_k(k)
-    return grr(eps, k) if k < _grr_threshold(eps) else oue(eps, k)
-
-
-def choice_reason(epsilon: float, k: int) -> str:
-    """One plain-English sentence on why ``choose_categorical`` picks what it picks."""
-    eps, k = _check_epsilon(epsilon), _check_k(k)
-    threshold = _grr_threshold(eps)
-    if k < threshold:
-        return (
-            f"With {k} categories and epsilon {eps:g}, generalized randomized response (GRR) "
-            f"gives the more precise estimates, because {k} is below 3e^epsilon + 2 = "
-            f"{threshold:.1f}; with more categories than that, its noise would spread too thin."
-        )
-    return (
-        f"With {k} categories and epsilon {eps:g}, optimized unary encoding (OUE) gives the "
-        f"more precise estimates, because {k} is at least 3e^epsilon + 2 = {threshold:.1f}: "
-        "the error of generalized randomized response grows with the number of categories, "
-        "that of OUE does not."
-    )
+    return grr(eps, k) if k < grr_threshold(eps) else oue(eps, k)
 
 
 _BUILDERS: dict[str, tuple[Callable[..., Mechanism], tuple[str, ...]]] = {

@@ -61,6 +61,7 @@ from scipy.stats import chi2
 from scipy.stats import t as student_t
 
 from ._checks import check_n, check_probability, is_integer, is_real, read_only
+from ._words import gettext_noop
 from .joint import Association, Difference, PairCounts, _score_interval, _Side, _widen
 from .mechanisms import (
     Estimate,
@@ -89,13 +90,15 @@ EM_MAX_STEPS: int = 5000
 
 NUMBER_INTERVAL_METHOD: str = "student-t"
 """Name of the method behind a number's mean interval, for the pages."""
-NUMBER_INTERVAL_DESCRIPTION: str = (
+NUMBER_INTERVAL_DESCRIPTION: str = gettext_noop(
+    # xgettext:no-python-format (a "%" here is a percent sign)
     "Mean of a number: the average of the reports' unbiased values (each report's cell, "
     "corrected for the known randomization), in the question's unit; its 95% interval is "
     "Student's t interval from their variance, clipped to the range. The distribution over "
     "the bins is estimated by expectation-maximization with smoothing, without intervals."
 )
-GROUP_MEAN_DESCRIPTION: str = (
+GROUP_MEAN_DESCRIPTION: str = gettext_noop(
+    # xgettext:no-python-format (a "%" here is a percent sign)
     "Mean of a number within a group: the ratio of the unbiased estimates of the group's "
     "total and of its size; its 95% interval and that of the difference between two groups "
     "are Wald intervals with the delta method's variance, clipped to the possible range."
@@ -192,7 +195,7 @@ class NumberWindow:
     question's unit."""
 
     name = "window"
-    label = "Piecewise mechanism on a grid (sliding window)"
+    label = gettext_noop("Piecewise mechanism on a grid (sliding window)")
     encoding = "number"
 
     def __init__(

@@ -38,16 +38,19 @@ from scipy.stats import t as student_t
 
 from . import mechanisms as ldp
 from ._checks import check_probability, read_only
+from ._words import gettext_noop
 from .joint import Breakdown, PairCounts, _Side, _unbiased
 
 MEAN_INTERVAL_METHOD: str = "student-t"
 """Name of the method behind ``Mean.ci_low``/``ci_high``, for the pages."""
-MEAN_INTERVAL_DESCRIPTION: str = (
+MEAN_INTERVAL_DESCRIPTION: str = gettext_noop(
+    # xgettext:no-python-format (a "%" here is a percent sign)
     "Mean score: the unbiased shares' average of the points 1 to k (clipped to [1, k]); "
     "its 95% interval is Student's t interval from the variance of the per-report values "
     "whose average it is, clipped to [1, k]."
 )
-GROUP_MEAN_DESCRIPTION: str = (
+GROUP_MEAN_DESCRIPTION: str = gettext_noop(
+    # xgettext:no-python-format (a "%" here is a percent sign)
     "Mean score within a group: the ratio of the unbiased estimates of the group's total "
     "score and of its size, clipped to [1, k]; its 95% interval and that of the difference "
     "between two groups are Wald intervals with the delta method's variance under the fitted "

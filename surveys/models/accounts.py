@@ -24,13 +24,17 @@ def validate_time_zone(name: str) -> None:
 
 class Account(models.Model):
     """A researcher's settings: the time zone their pages show and take times in (times are
-    stored in UTC; ``surveysite.middleware.ResearcherTimeZoneMiddleware``)."""
+    stored in UTC), and the language of their pages (blank: their browser's); both applied by
+    ``surveysite.middleware.PageLanguageMiddleware``."""
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="account"
     )
     time_zone = models.CharField(
         _("time zone"), max_length=64, default="UTC", validators=[validate_time_zone]
+    )
+    language = models.CharField(
+        _("language"), max_length=8, blank=True, default="", choices=settings.LANGUAGES
     )
 
     def __str__(self) -> str:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from surveys.models import Account
 
 
-def time_zone_of(user) -> str:
-    """The time zone ``user`` chose, else UTC (a user who never saved their settings)."""
-    chosen = Account.objects.filter(user_id=user.pk).values_list("time_zone", flat=True)
-    return next(iter(chosen), "UTC")
+def settings_of(user) -> tuple[str, str]:
+    """The time zone and the language ``user`` chose, in one query: UTC and "" (their
+    browser's language) for a user who never saved their settings."""
+    chosen = Account.objects.filter(user_id=user.pk).values_list("time_zone", "language")
+    return next(iter(chosen), ("UTC", ""))

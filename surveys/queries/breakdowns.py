@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from django.core.cache import cache
 from django.db.models import F, Func, TextField
+from django.utils.translation import gettext
 
 from surveys import ldp
 from surveys.helpers import numbers
@@ -25,7 +26,7 @@ from surveys.ldp import checkall, joint, scores
 from surveys.ldp import numbers as number_means
 from surveys.models import PairTally, Question, Survey
 from surveys.queries.contracts import BreakdownQuestion, BreakdownResults, MeanScore
-from surveys.queries.results import CACHE_SECONDS, snapshot
+from surveys.queries.results import CACHE_SECONDS, in_words, snapshot
 
 
 def pair_counts(survey: Survey, group: Question, question: Question) -> joint.PairCounts:
@@ -251,7 +252,7 @@ def _computed(
             "evidence": bool(association.p_value < SIGNIFICANCE),
             "summary": association_summary(association.p_value),
         },
-        "methods": METHODS,
+        "methods": in_words(METHODS),
         "number": _number_unit(mechanism) if number else None,
     }
 
@@ -275,14 +276,14 @@ METHODS = {
 def association_summary(p_value: float) -> str:
     """The association test in words."""
     if not np.isfinite(p_value):
-        return "No test yet: there are too few responses."
-    shown = numbers.p_value(p_value)
+        return gettext("No test yet: there are too few responses.")
+    shown = {"p": numbers.p_value(p_value)}
     if p_value < SIGNIFICANCE:
-        return f"Evidence that the answers differ between the groups ({shown})."
-    return (
-        f"No evidence that the answers differ between the groups ({shown}). That is not "
+        return gettext("Evidence that the answers differ between the groups (%(p)s).") % shown
+    return gettext(
+        "No evidence that the answers differ between the groups (%(p)s). That is not "
         "proof that they are the same: with more responses a difference may show."
-    )
+    ) % shown
 
 
 def largest_groups(group_share: np.ndarray) -> tuple[int, int]:
@@ -300,7 +301,7 @@ def _describe(question: Question, position: int) -> BreakdownQuestion:
         "text": question.text,
         "labels": question.all_labels(),
         "epsilon": mechanism.epsilon,
-        "mechanism_label": mechanism.label,
+        "mechanism_label": gettext(mechanism.label),
     }
 
 

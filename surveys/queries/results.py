@@ -20,6 +20,8 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
+from django.utils import translation
+from django.utils.translation import gettext
 
 from surveys import ldp
 from surveys.ldp import among, anchors, numbers, scores
@@ -49,7 +51,18 @@ METHODS = {
         "name": numbers.NUMBER_INTERVAL_METHOD, "description": numbers.NUMBER_INTERVAL_DESCRIPTION
     },
 }
-"""How the headline estimates and their intervals are made, for the pages and the JSON."""
+"""How the headline estimates and their intervals are made, for the pages and the JSON (in
+the page's language: ``in_words``)."""
+
+
+def in_words(methods: dict[str, Any]) -> dict[str, Any]:
+    """``methods`` with every description (a string, or a "description" key) translated into
+    the active language; the core marks them for the catalogues (``surveys.ldp._words``)."""
+    return {
+        key: gettext(value) if isinstance(value, str)
+        else value | {"description": gettext(value["description"])}
+        for key, value in methods.items()
+    }
 
 RESULTS_VERSION = 10
 """Part of every snapshot, so that results (and result cards) cached by a version of the
@@ -94,7 +107,7 @@ def survey_results(survey: Survey) -> SurveyResults:
         },
         "snapshot": computed["snapshot"],
         "wordings": computed["wordings"],
-        "methods": METHODS,
+        "methods": in_words(METHODS),
         "questions": computed["questions"],
     }
 
@@ -102,11 +115,19 @@ def survey_results(survey: Survey) -> SurveyResults:
 def snapshot(survey: Survey, n: int) -> str | None:
     """What an opened survey's results are a function of, as a short key (None for drafts):
     the survey, when it opened, its number of responses, the version of its wording (pages
-    show its texts), and ``RESULTS_VERSION``."""
+    show its texts), the language its sentences are written in (the request's), and
+    ``RESULTS_VERSION``."""
     if survey.is_draft or survey.opened_at is None:
         return None
     inputs = json.dumps(
-        [RESULTS_VERSION, survey.pk, survey.opened_at.isoformat(), n, survey.wording_version]
+        [
+            RESULTS_VERSION,
+            survey.pk,
+            survey.opened_at.isoformat(),
+            n,
+            survey.wording_version,
+            translation.get_language(),
+        ]
     )
     return hashlib.sha256(inputs.encode()).hexdigest()[:32]
 
@@ -256,7 +277,7 @@ def question_results(
         "used_for_breakdowns": question.used_for_breakdowns,
         "labels": labels,
         "mechanism": mechanism.spec(),
-        "mechanism_label": mechanism.label,
+        "mechanism_label": gettext(mechanism.label),
         "n": n,
         "margin_of_error": margin,
         "n_for_target_margin": needed,

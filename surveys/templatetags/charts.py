@@ -23,7 +23,7 @@ from django import template
 from django.template.loader import render_to_string
 from django.utils.translation import get_language, gettext
 
-from surveys.helpers.numbers import UNKNOWN, amount, epsilon, percent, thousands
+from surveys.helpers.numbers import UNKNOWN, amount, decimal, epsilon, percent, thousands
 from surveys.kinds import KINDS
 from surveys.models import Survey
 from surveys.queries.results import shows_truth
@@ -50,7 +50,7 @@ def percent_range(low: float | None, high: float | None) -> str:
 
 @register.filter
 def points(proportion: float | None) -> str:
-    return UNKNOWN if proportion is None else f"{100 * proportion:.1f}"
+    return UNKNOWN if proportion is None else decimal(100 * proportion, 1)
 
 
 @register.filter
@@ -66,7 +66,9 @@ def points_range(low: float | None, high: float | None) -> str:
     """An interval for a difference, in percentage points: "−1.2 to +8.4 points"."""
     if low is None or high is None:
         return UNKNOWN
-    return f"{signed_points(low)} to {signed_points(high)} points"
+    return gettext("%(low)s to %(high)s points") % {
+        "low": signed_points(low), "high": signed_points(high)
+    }
 
 
 @register.filter
@@ -80,8 +82,8 @@ def margin(proportion: float) -> str:
     """A margin of error in words. Beyond ±100 points (tiny epsilons, few responses) its
     number says only that the reports tell next to nothing yet, so it is not written."""
     if proportion >= 1:
-        return "more than ±100 percentage points"
-    return f"±{points(proportion)} percentage points"
+        return gettext("more than ±100 percentage points")
+    return gettext("±%(points)s percentage points") % {"points": points(proportion)}
 
 
 def number_margin(number: dict[str, Any]) -> str:
@@ -89,7 +91,7 @@ def number_margin(number: dict[str, Any]) -> str:
     whole range (few responses) its number says only that the reports tell next to nothing
     yet, so it is not written."""
     if number["mean_margin"] >= number["high"] - number["low"]:
-        return "more than the whole range"
+        return gettext("more than the whole range")
     return f"±{amount(number['mean_margin'], number['decimals'])}"
 
 
@@ -142,8 +144,10 @@ def group_chart(data: dict[str, Any], group: dict[str, Any]) -> dict[str, Any]:
     }
     return bar_chart(
         answers,
-        f"Bar chart: estimated share of each answer to “{question['text']}” among respondents "
-        f"whose answer to “{data['by']['text']}” is “{group['label']}”, with 95% intervals",
+        gettext(
+            "Bar chart: estimated share of each answer to “%(question)s” among respondents "
+            "whose answer to “%(by)s” is “%(group)s”, with 95%% intervals"
+        ) % {"question": question["text"], "by": data["by"]["text"], "group": group["label"]},
     )
 
 
@@ -213,12 +217,16 @@ def chart(question: dict[str, Any], title: str = "") -> dict[str, Any]:
     says what the bars are: by default, all respondents' shares of each answer."""
     categories = question["categories"]
     title = title or (
-        f"Bar chart: estimated share of respondents in each bin of “{question['text']}”, "
-        "estimates without intervals"
+        gettext(
+            "Bar chart: estimated share of respondents in each bin of “%(question)s”, "
+            "estimates without intervals"
+        )
         if question.get("number") else
-        f"Bar chart: estimated share of respondents for each answer to “{question['text']}”, "
-        "with 95% intervals"
-    )
+        gettext(
+            "Bar chart: estimated share of respondents for each answer to “%(question)s”, "
+            "with 95%% intervals"
+        )
+    ) % {"question": question["text"]}
     axis_y = HEADER_HEIGHT + len(categories) * ROW_HEIGHT
     return {
         "width": CHART_WIDTH,

@@ -1,4 +1,4 @@
-"""A researcher's settings page: their time zone."""
+"""A researcher's settings page: the language and time zone of their pages."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
@@ -23,9 +24,12 @@ def account_settings(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         if form.is_valid():
             form.save()
-            messages.success(request, _(
-                "Your settings were saved: times are now shown in %(zone)s."
-            ) % {"zone": form.instance.time_zone})
+            # Said in the language the next pages will be in.
+            language = form.instance.language or translation.get_language_from_request(request)
+            with translation.override(language):
+                messages.success(request, _(
+                    "Your settings were saved: times are now shown in %(zone)s."
+                ) % {"zone": form.instance.time_zone})
             return redirect("account-settings")
         return render(request, "surveys/account.html", {"form": form}, status=400)
     return render(request, "surveys/account.html", {"form": form})

@@ -283,7 +283,7 @@ def _explain(
         "odds": math.exp(epsilon),
         "truth_probability": mechanism.p,
         "encoding": mechanism.encoding,
-        "mechanism": mechanism.label,
+        "mechanism": gettext(mechanism.label),
         "reason": reason,
         "share": share,
         "margins": [
@@ -399,7 +399,7 @@ def _grouping(
         "max_question_epsilon": policy.max_question_epsilon,
         "other_kind": YES_NO.value,
         "other_epsilon": policy.default_epsilon,
-        "other_mechanism": other.label,
+        "other_mechanism": gettext(other.label),
         "group_share": group_share,
         "margins": [
             {"n": n, "margin": _within_group_margin(mechanism, other, n, group_share)}

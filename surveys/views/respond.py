@@ -257,9 +257,6 @@ def respond_context(
                 else reverse("respond-thanks", args=[survey.public_id]),
             ),
             "completionUrl": completion_url(survey),
-            "catalogUrl": None
-            if request.LANGUAGE_CODE == settings.LANGUAGE_CODE
-            else reverse("respond-catalog", args=[request.LANGUAGE_CODE]),
             "questions": browser_questions,
         },
     }

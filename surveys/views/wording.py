@@ -71,7 +71,7 @@ class WordingForm(forms.Form):
             fixed = _("%(kind)s · epsilon %(epsilon)s · %(mechanism)s: fixed.") % {
                 "kind": question.get_kind_display(),
                 "epsilon": epsilon_text(question.epsilon),
-                "mechanism": question.mechanism().label,
+                "mechanism": _(question.mechanism().label),
             }
             if not question.question_kind.choices:
                 fixed += " " + _("Its answers are “No” and “Yes”.")

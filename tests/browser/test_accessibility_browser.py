@@ -249,19 +249,30 @@ def audit_answering(browser, live_server, site: Site, axe: Audit, tag: str, **co
     page.context.close()
 
 
-@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["360px", "1280px"])
-def test_axe_finds_nothing_serious_on_any_page(browser, live_server, site, axe, viewport):
-    tag = f"{viewport['width']}px"
+# Every page in English at each width, and in each other language at one (German, the
+# longest, on the phone).
+@pytest.mark.parametrize(
+    ("viewport", "language"),
+    [(PHONE, "en"), (DESKTOP, "en"), (PHONE, "de"), (DESKTOP, "fr")],
+    ids=["360px", "1280px", "360px-de", "1280px-fr"],
+)
+def test_axe_finds_nothing_serious_on_any_page(browser, live_server, site, axe, viewport,
+                                               language):
+    tag = f"{viewport['width']}px {language}"
     print(f"\naxe-core on every page at {tag}")
-    audit_simple_pages(browser, live_server, site, axe, tag, viewport=viewport)
-    audit_answering(browser, live_server, site, axe, tag, viewport=viewport)
+    context = {"viewport": viewport, "locale": language}
+    audit_simple_pages(browser, live_server, site, axe, tag, **context)
+    audit_answering(browser, live_server, site, axe, tag, **context)
     axe.check()
 
 
-def test_axe_finds_nothing_serious_at_200_percent_zoom(browser, live_server, site, axe):
-    print("\naxe-core on every page at 200% zoom (a 1280 px window: 640 CSS px)")
-    audit_simple_pages(browser, live_server, site, axe, "200%", **ZOOM_200)
-    audit_answering(browser, live_server, site, axe, "200%", **ZOOM_200)
+@pytest.mark.parametrize("language", ["en", "es"])
+def test_axe_finds_nothing_serious_at_200_percent_zoom(browser, live_server, site, axe,
+                                                       language):
+    print(f"\naxe-core on every page at 200% zoom (a 1280 px window: 640 CSS px), {language}")
+    tag = f"200% {language}"
+    audit_simple_pages(browser, live_server, site, axe, tag, **ZOOM_200, locale=language)
+    audit_answering(browser, live_server, site, axe, tag, **ZOOM_200, locale=language)
     axe.check()
 
 
@@ -287,8 +298,8 @@ def measure(page, label: str, widths: dict, limit: int) -> None:
 
 @pytest.mark.parametrize(
     "context",
-    [{"viewport": PHONE}, ZOOM_200],
-    ids=["360px", "200% zoom"],
+    [{"viewport": PHONE}, ZOOM_200, {"viewport": PHONE, "locale": "de"}],
+    ids=["360px", "200% zoom", "360px-de"],
 )
 def test_no_page_is_wider_than_the_window(browser, live_server, site, context):
     limit = context["viewport"]["width"]

@@ -1,7 +1,9 @@
-"""No cut labels: every dropdown of the breakdown, sharing, results and question pages is
-wide enough for its longest option, from a 360 px phone to a desktop, in headless Chromium."""
+"""No cut labels: every dropdown of the breakdown, sharing, results, question and settings
+pages is wide enough for its longest option, from a 360 px phone to a desktop, in every
+language, in headless Chromium."""
 
 import pytest
+from django.conf import settings
 from django.urls import reverse
 
 from surveys.actions.simulate import simulate_responses
@@ -27,8 +29,9 @@ MEASURE = """() => {
 }"""
 
 
+@pytest.mark.parametrize("language", [code for code, _name in settings.LANGUAGES])
 def test_no_dropdown_cuts_its_labels_at_any_width(
-    browser, page, live_server, researcher, other_researcher, make_survey
+    browser, live_server, researcher, other_researcher, make_survey, language
 ):
     survey = make_survey(researcher, status="open",
                          labels=("First year", "Second year", "Third year or later"))
@@ -36,8 +39,11 @@ def test_no_dropdown_cuts_its_labels_at_any_width(
     simulate_responses(survey, 200, {yes_no.pk: [0.6, 0.4], years.pk: [0.4, 0.35, 0.25]}, seed=4)
     SurveyShare.objects.create(survey=survey, user=other_researcher, role="viewer")
     draft = make_survey(researcher, labels=("Arts and Humanities", "Natural Sciences"))
+    context = browser.new_context(locale=language)
+    page = context.new_page()
     sign_in(page, live_server)
     pages = {
+        "settings": reverse("account-settings"),
         "breakdown": reverse("question-breakdown", args=[survey.pk, yes_no.pk])
         + f"?by={years.pk}",
         "sharing": reverse("survey-sharing", args=[survey.pk]),
@@ -52,3 +58,4 @@ def test_no_dropdown_cuts_its_labels_at_any_width(
             assert selects, name
             for select in selects:
                 assert select["needed"] <= select["has"] + 1, (name, width, select)
+    context.close()

@@ -3,6 +3,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
+import { setLanguage } from "../../static/surveys/i18n.js";
+
 import {
   budgetText,
   count,
@@ -98,6 +100,20 @@ test("it writes counts and shares as the pages do", () => {
   assert.equal(percent(0.05), "5.0%");
   assert.equal(oddsText(Math.E), "2.72");
   assert.equal(oddsText(1096.6), "1,097");
+});
+
+test("in the page's language, as the pages write them there", () => {
+  setLanguage("de");
+  try {
+    assert.equal(count(1799000), "1.799.000");
+    assert.equal(percent(0.1234), "12,3\u00a0%");
+    assert.equal(oddsText(Math.E), "2,72");
+    assert.equal(points(0.043), "±4,3 points"); // the words come from the catalogue
+    assert.equal(probabilityText(0.731), "73,1\u00a0%");
+    assert.equal(epsilonText(0.5), "0.5"); // as typed in the form's number box
+  } finally {
+    setLanguage("en");
+  }
 });
 
 test("it says when the survey's total would be above the site's limit", () => {

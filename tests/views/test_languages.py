@@ -1,7 +1,8 @@
-"""Respondents' pages in their language: the catalogues under locale/ are complete and
-current, the language follows Accept-Language or the switcher (a link, never a cookie), the
-scripts' messages come from a JSON catalogue, and a survey's own texts fall back per text to
-its main language. Researchers' pages stay English."""
+"""Every page in its reader's language: the catalogues under locale/ are complete and
+current; a respondent's language follows Accept-Language or the switcher (a link, never a
+cookie), a researcher's their account's choice, else Accept-Language; the scripts' messages
+come from a JSON catalogue, and a survey's own texts fall back per text to its main
+language."""
 
 import os
 import re
@@ -16,10 +17,12 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils import translation
 
+from surveys.helpers.numbers import amount, epsilon, p_value, score, signed_score, thousands
+from surveys.helpers.numbers import percent as percent_of
 from surveys.helpers.privacy_words import percent, times
-from surveys.management.commands.respondent_messages import RESPONDENT_FILES
+from surveys.management.commands.update_languages import TRANSLATED_FOLDERS
 from surveys.models import Survey, SurveyTranslation
-from tests.helpers import script_message
+from tests.helpers import in_language, script_message
 
 TRANSLATED = [code for code, _ in settings.LANGUAGES if code != settings.LANGUAGE_CODE]
 CATALOGUES = [
@@ -29,11 +32,6 @@ CATALOGUES = [
 ]
 SEND = "Send my randomized answers"
 PLACEHOLDER = re.compile(r"%\((\w+)\)s")
-
-
-def in_language(language: str, message: str) -> str:
-    with translation.override(language):
-        return translation.gettext(message)
 
 
 @pytest.mark.parametrize("path", CATALOGUES, ids=lambda path: f"{path.parts[-3]}/{path.name}")
@@ -56,24 +54,22 @@ def test_catalogue_is_complete(path):
 
 
 def test_catalogues_are_current(tmp_path):
-    """Extracting the respondents' strings again changes nothing: every string a respondent
-    can see is in the catalogues, translated (run on a copy of the project)."""
+    """Extracting the strings again changes nothing: every string anyone can see is in the
+    catalogues, translated (run on a copy of the project)."""
     if not shutil.which("xgettext"):
         message = "GNU gettext's xgettext is needed (`sudo apt-get install gettext`)."
         if os.getenv("CI", "").lower() in {"1", "true", "yes"}:
             pytest.fail(message)
         pytest.skip(message)
     base = Path(settings.BASE_DIR)
-    for name in [*RESPONDENT_FILES, "manage.py"]:
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(base / name, tmp_path / name)
-    for folder in ("surveysite", "surveys", "locale"):
+    shutil.copy(base / "manage.py", tmp_path / "manage.py")
+    for folder in [*TRANSLATED_FOLDERS, "locale"]:
         shutil.copytree(base / folder, tmp_path / folder, dirs_exist_ok=True,
                         ignore=shutil.ignore_patterns("__pycache__", "*.mo"))
     environment = os.environ | {"DJANGO_SETTINGS_MODULE": "surveysite.settings"}
     environment.pop("DATABASE_URL", None)
     subprocess.run(
-        [sys.executable, "manage.py", "respondent_messages", "--verbosity", "0"],
+        [sys.executable, "manage.py", "update_languages", "--verbosity", "0"],
         cwd=tmp_path, env=environment, check=True,
     )
     for path in CATALOGUES:
@@ -81,6 +77,17 @@ def test_catalogues_are_current(tmp_path):
         committed = polib.pofile(str(path))
         assert {(e.msgctxt, e.msgid) for e in fresh} == {(e.msgctxt, e.msgid) for e in committed}
         assert fresh.untranslated_entries() == [] and fresh.fuzzy_entries() == []
+
+
+def test_numbers_on_every_page_in_the_pages_language():
+    with translation.override("de"):
+        assert percent_of(0.1234) == "12,3\u00a0%" and thousands(1799000) == "1.799.000"
+        assert amount(-0.04) == "0,0" and amount(-2.45, 1) == "\u22122,45"
+        assert p_value(0.0123) == "p = 0,012" and p_value(0.0001) == "p < 0,001"
+        assert score(3.456) == "3,46" and signed_score(-0.5) == "\u22120,50"
+        assert epsilon(0.5) == "0.5"  # as typed in the forms' number boxes
+    assert percent_of(0.1234) == "12.3%" and thousands(1799000) == "1,799,000"
+    assert amount(1234.56) == "1,234.6" and signed_score(0.424) == "+0.42"
 
 
 def test_numbers_in_the_respondents_language():
@@ -104,7 +111,7 @@ def test_page_follows_accept_language(client, open_survey, language):
     )
     page = response.content.decode()
     assert response.status_code == 200
-    assert f'<html lang="{language}">' in page
+    assert f'<html lang="{language}" ' in page
     assert in_language(language, SEND) != SEND
     assert in_language(language, SEND) in page and SEND not in page
     assert response.headers["Content-Language"] == language
@@ -119,15 +126,17 @@ def test_switcher_is_a_link_and_sets_no_cookie(client, open_survey):
         if code != "es":
             assert f'href="{url}?lang={code}" lang="{code}" hreflang="{code}">{name}</a>' in page
     response = client.get(f"{url}?lang=de", HTTP_ACCEPT_LANGUAGE="es")
-    assert '<html lang="de">' in response.content.decode() and not response.cookies
+    catalogue = f'data-catalog="{reverse("respond-catalog", args=["de"])}"'
+    assert f'<html lang="de" {catalogue}>' in response.content.decode() and not response.cookies
     data = response.context["data"]
     assert data["thanksUrl"].endswith("?lang=de") and data["submitUrl"].endswith("?lang=de")
-    assert data["catalogUrl"] == reverse("respond-catalog", args=["de"])
     # Not chosen, but negotiated: the links need not carry it; an unknown choice is ignored.
-    negotiated = client.get(f"{url}?lang=xx", HTTP_ACCEPT_LANGUAGE="fr").context["data"]
-    assert negotiated["thanksUrl"] == reverse("respond-thanks", args=[open_survey.public_id])
-    assert negotiated["catalogUrl"] == reverse("respond-catalog", args=["fr"])
-    assert client.get(url).context["data"]["catalogUrl"] is None  # English: no catalogue
+    negotiated = client.get(f"{url}?lang=xx", HTTP_ACCEPT_LANGUAGE="fr")
+    assert negotiated.context["data"]["thanksUrl"] == reverse(
+        "respond-thanks", args=[open_survey.public_id]
+    )
+    assert reverse("respond-catalog", args=["fr"]) in negotiated.content.decode()
+    assert '<html lang="en">' in client.get(url).content.decode()  # English: no catalogue
 
 
 def test_script_catalogue(client):
@@ -163,14 +172,55 @@ def test_closed_survey_refusal_in_the_respondents_language(client, researcher, m
     assert response.json()["error"] == in_language("es", english) != english
 
 
-def test_researchers_pages_stay_english(client, researcher, open_survey):
+def test_researchers_pages_follow_their_browser(client, researcher, open_survey):
     client.force_login(researcher)
     response = client.get(reverse("survey-list"), HTTP_ACCEPT_LANGUAGE="es")
-    assert '<html lang="en">' in response.content.decode()
+    page = response.content.decode()
+    assert '<html lang="es" data-catalog="/i18n/es.json">' in page
+    assert in_language("es", "My surveys") in page and "My surveys" not in page
+    assert response.headers["Content-Language"] == "es"
+    assert settings.LANGUAGE_COOKIE_NAME not in response.cookies
+    assert "Accept-Language" in response.headers["Vary"]
     # The promise to respondents is on their pages only.
     promise = "Your answers are randomized in your own browser"
-    assert promise not in response.content.decode()
-    assert promise in client.get(open_survey.get_public_url()).content.decode()
+    assert in_language("es", promise) not in page
+    assert '<html lang="en">' in client.get(reverse("survey-list")).content.decode()
+
+
+def test_a_researchers_choice_wins_over_their_browser(client, researcher, open_survey):
+    client.force_login(researcher)
+    settings_page = reverse("account-settings")
+    response = client.post(settings_page, {"language": "de", "time_zone": "Europe/Berlin"})
+    assert response.status_code == 302
+    response = client.get(response.url, HTTP_ACCEPT_LANGUAGE="fr")
+    page = response.content.decode()
+    assert '<html lang="de"' in page and response.context["form"]["language"].value() == "de"
+    assert '<option value="fr" lang="fr">Français</option>' in page  # each in its own words
+    saved = in_language("de", "Your settings were saved: times are now shown in %(zone)s.")
+    assert saved % {"zone": "Europe/Berlin"} in page  # said in the language just chosen
+    results = client.get(reverse("survey-results", args=[open_survey.pk]))
+    assert '<html lang="de"' in results.content.decode()
+    # Respondents keep their own language, whoever opens their page.
+    public = client.get(open_survey.get_public_url(), HTTP_ACCEPT_LANGUAGE="fr")
+    assert '<html lang="fr"' in public.content.decode()
+    # Back to the browser's language.
+    client.post(settings_page, {"language": "", "time_zone": "UTC"})
+    response = client.get(settings_page, HTTP_ACCEPT_LANGUAGE="fr")
+    assert '<html lang="fr"' in response.content.decode()
+    assert response.context["form"]["language"].value() == ""
+
+
+def test_results_are_cached_per_language(client, researcher, open_survey):
+    """The estimates' sentences and the cached cards are in the language of the page."""
+    client.force_login(researcher)
+    url = reverse("survey-results-json", args=[open_survey.pk])
+    english = client.get(url).json()["snapshot"]
+    german = client.get(url, HTTP_ACCEPT_LANGUAGE="de").json()["snapshot"]
+    assert english != german
+    heading = in_language("de", "Results")
+    assert heading in client.get(
+        reverse("survey-results", args=[open_survey.pk]), HTTP_ACCEPT_LANGUAGE="de"
+    ).content.decode()
 
 
 def test_survey_texts_fall_back_per_text(client, open_survey):
@@ -211,4 +261,4 @@ def test_a_mistyped_survey_link_says_so_in_the_respondents_language(client, db, 
     page = response.content.decode()
     assert response.status_code == 404
     assert in_language("es", "This page does not exist") in page
-    assert "This page does not exist" not in page and '<html lang="es">' in page
+    assert "This page does not exist" not in page and '<html lang="es" ' in page
