@@ -51,7 +51,7 @@ METHODS = {
 }
 """How the headline estimates and their intervals are made, for the pages and the JSON."""
 
-RESULTS_VERSION = 10
+RESULTS_VERSION = 11
 """Part of every snapshot, so that results (and result cards) cached by a version of the
 site that computed or showed other fields are never served: bump it when they change."""
 
