@@ -63,7 +63,7 @@ def test_a_researcher_reads_a_breakdown_within_the_groups_of_a_second_question(
         assert "within the groups of “Do you live on campus?”" in page.inner_text("h1")
         sections = page.locator("section[data-stratum]")
         assert sections.count() == 2
-        for s, label in enumerate(campus.labels()):
+        for label in campus.labels():
             section = page.get_by_role("region", name=f"Within “{label}”")
             assert section.get_by_role("table").count() == 3
             caption = section.locator("caption").first.inner_text()
