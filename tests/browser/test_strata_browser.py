@@ -1,7 +1,7 @@
 """A three-way breakdown in headless Chromium: a researcher chooses a second grouping question
 on the breakdown page and reads one captioned table per group within each stratum; axe-core
-checks the page at 360 px, 1,280 px and 200% zoom. No sleeps: every wait is for a
-navigation or an element, each with its timeout."""
+checks the page at 360 px, 1,280 px and 200% zoom, where it is no wider than the window.
+No sleeps: every wait is for a navigation or an element, each with its timeout."""
 
 import pytest
 from django.urls import reverse
@@ -70,6 +70,8 @@ def test_a_researcher_reads_a_breakdown_within_the_groups_of_a_second_question(
             assert f"within “{label}”" in caption
         assert page.locator("[data-stratum-test]").count() == 2
         axe(page, f"three-way breakdown [{tag}]")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= AXE_CONTEXTS[tag]["viewport"]["width"], width  # no sideways scrolling
         # The CSV link keeps the choice.
         csv_link = page.get_by_role("link", name="CSV")
         assert f"within={campus.pk}" in csv_link.get_attribute("href", timeout=WAIT)
