@@ -53,7 +53,7 @@ Every interval is widened where needed to contain its headline estimate.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -274,7 +274,11 @@ def pair_counts(
         w = _int_array("weights", weights, 1)
         if w.size != len(ra):
             raise ValueError(f"weights must have one entry per pair ({len(ra)}), got {w.size}")
-    k_a, k_b = mech_a.tally_size, mech_b.tally_size
+    return _count_pairs(ra, rb, w, mech_a.tally_size, mech_b.tally_size)
+
+
+def _count_pairs(ra: np.ndarray, rb: np.ndarray, w: np.ndarray, k_a: int, k_b: int) -> PairCounts:
+    """``pair_counts`` of validated reports (``_support_matrix``) and weights."""
     if len(ra) == 0:
         return PairCounts.zero(k_a, k_b)
     unary_a, unary_b = ra.ndim == 2, rb.ndim == 2
@@ -311,11 +315,13 @@ class _Side:
     """One question of the pair: its matrix S, S^-1, and what the likelihood and the moment
     formula need (see the module docstring)."""
 
-    def __init__(self, mech: ldp.Mechanism) -> None:
+    def __init__(self, mech: ldp.Mechanism | None, matrix: np.ndarray | None = None) -> None:
+        """``mech``'s side; or, with ``mech`` None, a one-hot question whose randomization
+        matrix is ``matrix`` (``surveys.ldp.strata``: two questions taken as one)."""
         self.mech = mech
-        self.k = mech.k
-        self.unary = mech.encoding == "unary"
-        self.S = mech.matrix()
+        self.S = mech.matrix() if mech is not None else np.asarray(matrix, dtype=float)
+        self.k = mech.k if mech is not None else self.S.shape[1]
+        self.unary = mech is not None and mech.encoding == "unary"
         self.inverse = np.linalg.inv(self.S)  # row u_c satisfies u_c^T S = e_c^T
         self.c = 1.0 if self.unary else 0.0
         self.noise = self.S - self.c * self.S * self.S
@@ -334,6 +340,23 @@ class _Side:
     def moment(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         """Row r: E[(x_r . e)(y_r . e) | true category i] for each i (x, y: rows of vectors)."""
         return self.c * (x @ self.S) * (y @ self.S) + (x * y) @ self.noise
+
+    def unbiased(self, support: np.ndarray, n: int) -> np.ndarray:
+        """The unbiased marginal shares from the support counts (n > 0)."""
+        if self.mech is not None:
+            return self.mech.unbiased(support, n)
+        return self.inverse @ (support / n)
+
+    def centered_moments(self, mean: np.ndarray) -> np.ndarray:
+        """(i, c, d): E[(e - mean)(e - mean)^T | true category i], from
+        E[e e^T | i] = c s s^T + diag(s - c s*s) with s = S[:, i] (module docstring)."""
+        s = self.S.T  # (i, c)
+        second = self.c * s[:, :, None] * s[:, None, :]
+        second[:, np.arange(self.k), np.arange(self.k)] += self.noise.T
+        return (
+            second - mean[None, :, None] * s[:, None, :] - s[:, :, None] * mean[None, None, :]
+            + np.outer(mean, mean)[None]
+        )
 
 
 def _check_counts(side_a: _Side, side_b: _Side, counts: PairCounts) -> None:
@@ -400,7 +423,7 @@ def _fit(side_a: _Side, side_b: _Side, counts: PairCounts) -> np.ndarray:
     # Start from the product of the projected marginal estimates, kept away from 0 (EM keeps
     # zeros at zero).
     start = np.outer(*(
-        ldp.project_simplex(side.mech.unbiased(support, counts.n))
+        ldp.project_simplex(side.unbiased(support, counts.n))
         for side, support in ((side_a, counts.a), (side_b, counts.b))
     ))
     pi = 0.9 * start + 0.1 / start.size
@@ -816,6 +839,20 @@ def breakdown(
     """Question B (``mech_b``, columns) broken down by the groups of question A (``mech_a``,
     rows) from their pair counts: see ``Breakdown`` and the module docstring."""
     side_a, side_b = _Side(mech_a), _Side(mech_b)
+    return _breakdown(
+        side_a, side_b, counts, confidence, lambda: mech_a.intervals(counts.a, counts.n, confidence)
+    )
+
+
+def _breakdown(
+    side_a: _Side,
+    side_b: _Side,
+    counts: PairCounts,
+    confidence: float,
+    group_intervals: Callable[[], tuple[np.ndarray, np.ndarray]],
+) -> Breakdown:
+    """``breakdown`` of two sides; ``group_intervals()`` gives the groups' shares' intervals
+    (asked for only when there are respondents)."""
     _check_counts(side_a, side_b, counts)
     z = ldp.z_value(confidence)
     n, k_a, k_b = counts.n, side_a.k, side_b.k
@@ -847,8 +884,9 @@ def breakdown(
     share_low, share_high = np.nan_to_num(share_low, nan=0.0), np.nan_to_num(share_high, nan=1.0)
     small = totals < SMALL_GROUP_RATIO * z * np.sqrt(np.maximum(model.total_variance(), 0) / n)
 
-    # Group shares: A's own intervals from its support counts, widened to contain the rows.
-    group_low, group_high = _widen(*mech_a.intervals(counts.a, n, confidence), rows)
+    # Group shares: their own intervals (A's, from its support counts), widened to contain
+    # the rows.
+    group_low, group_high = _widen(*group_intervals(), rows)
     return Breakdown(
         n=n,
         group_share=read_only(rows),

@@ -6,7 +6,8 @@ Survey``); each lives in the module that says what it holds:
 - ``survey``: ``Survey``, ``Question``, ``Choice``;
 - ``texts``: ``SurveyTranslation`` and ``WordingRevision`` (what respondents read);
 - ``sharing``: ``SurveyShare``;
-- ``responses``: ``Submission``, ``Tally``, ``PairTally``, ``Invitation``;
+- ``responses``: ``Submission``, ``Tally``, ``PairTally``, ``TripleTally``,
+  ``Invitation``;
 - ``tokens``: ``ApiToken``, a researcher's personal API token;
 - ``accounts``: ``Account``, a researcher's settings (their time zone).
 
@@ -21,7 +22,7 @@ from surveys.models.policy import (
     epsilon_too_small,
     validate_epsilon_value,
 )
-from surveys.models.responses import Invitation, PairTally, Submission, Tally
+from surveys.models.responses import Invitation, PairTally, Submission, Tally, TripleTally
 from surveys.models.sharing import SurveyShare
 from surveys.models.survey import (
     FROZEN_MESSAGE,
@@ -53,7 +54,8 @@ __all__ = [
     "SURVEY_TEXTS", "TOKEN_START",
     "TOTAL_EPSILON", "Account", "ApiToken", "Choice", "Invitation", "PairTally", "PrivacyPolicy",
     "Question",
-    "Submission", "Survey", "SurveyShare", "SurveyTranslation", "Tally", "WordingRevision",
+    "Submission", "Survey", "SurveyShare", "SurveyTranslation", "Tally", "TripleTally",
+    "WordingRevision",
     "build_mechanism", "condition_problem", "epsilon_too_small", "hash_secret", "max_length",
     "new_public_id", "refuse_if_frozen", "time_zones", "total_epsilon", "validate_contact",
     "validate_epsilon_value", "validate_translation_texts",

@@ -87,6 +87,31 @@ class PairTally(models.Model):
         return f"Pair counts of questions {self.question_a_id} and {self.question_b_id}"
 
 
+class TripleTally(models.Model):
+    """The counts of a three-way breakdown (``strata.triple_counts``, as ``joint.PairCounts``
+    JSON): ``question`` by ``group`` within each stratum of ``stratum``, folded in from the
+    submissions up to ``through`` like ``PairTally`` (correct for the same reason). Stored
+    once per ordered triple: the rows are the pairs of ``group``'s and ``stratum``'s reports."""
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
+    group = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
+    stratum = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
+    counts = models.JSONField()
+    through = models.PositiveBigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["question", "group", "stratum"], name="triple_tally_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return (
+            f"Counts of question {self.question_id} by {self.group_id} within {self.stratum_id}"
+        )
+
+
 class Invitation(models.Model):
     """A single-use link. Records only that it was used: never when, nor which submission."""
 

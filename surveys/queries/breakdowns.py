@@ -6,13 +6,22 @@ to date: each view folds in only the submissions that arrived since the last one
 after the first reads one row, and a busy survey's view reads a handful of new submissions.
 ``breakdown_results`` turns them into what the breakdown page, its JSON and its CSV show; the
 mathematics is in ``surveys.ldp.joint``.
+
+Three-way breakdowns (a question by one grouping question, within each group of a second:
+``stratified_results``, mathematics in ``surveys.ldp.strata``) keep their counts the same
+way, one ``TripleTally`` per (question, group, stratum) folded forward by ``triple_counts``.
+Kept rather than recomputed: computing them on each view would read three reports of every
+submission each time (the database extracts them, ``ReportOf``, but a million submissions
+still take seconds), while folding reads only the new ones, and a view with nothing new
+reads only the cache. Keyed by the ordered triple, not the set: the rows of the counts are
+the pairs of the two grouping questions' reports, so each order is its own table.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -22,10 +31,17 @@ from django.utils.translation import gettext
 
 from surveys import ldp
 from surveys.helpers import numbers
-from surveys.ldp import checkall, joint, scores
+from surveys.ldp import checkall, joint, scores, strata
 from surveys.ldp import numbers as number_means
-from surveys.models import PairTally, Question, Survey
-from surveys.queries.contracts import BreakdownQuestion, BreakdownResults, MeanScore
+from surveys.models import PairTally, Question, Survey, TripleTally
+from surveys.queries.contracts import (
+    Association,
+    BreakdownQuestion,
+    BreakdownResults,
+    Group,
+    MeanScore,
+    StratifiedResults,
+)
 from surveys.queries.results import CACHE_SECONDS, in_words, snapshot
 
 
@@ -45,15 +61,50 @@ def pair_counts(survey: Survey, group: Question, question: Question) -> joint.Pa
             ).to_json()
         },
     )
+    counts = _folded(survey, tally, (first, second), joint.pair_counts)
+    return counts if first.pk == group.pk else counts.transposed()
+
+
+def triple_counts(
+    survey: Survey, question: Question, group: Question, stratum: Question
+) -> joint.PairCounts:
+    """The counts of ``question`` by ``group`` within each stratum of ``stratum``
+    (``strata.triple_counts``: rows are the pairs of the two grouping questions' reports),
+    kept like ``pair_counts``'s in a ``TripleTally``: a view folds in only the submissions
+    that arrived since the last one. Kept rather than computed on each view because the
+    three reports of every submission would otherwise be read again each time (a view
+    with nothing new reads the cache only, see ``stratified_results``)."""
+    tally, _ = TripleTally.objects.get_or_create(
+        question=question,
+        group=group,
+        stratum=stratum,
+        defaults={
+            "counts": lambda: joint.PairCounts.zero(
+                group.mechanism().k * stratum.mechanism().k, question.mechanism().tally_size
+            ).to_json()
+        },
+    )
+    return _folded(survey, tally, (group, stratum, question), strata.triple_counts)
+
+
+def _folded(
+    survey: Survey,
+    tally: PairTally | TripleTally,
+    questions: tuple[Question, ...],
+    count: Callable[..., joint.PairCounts],
+) -> joint.PairCounts:
+    """The counts of ``tally`` with the submissions that arrived since it was stored folded
+    in (``count``: the mechanisms, then one list of reports per question), stored again
+    unless another request stored newer counts meanwhile (both are correct)."""
     counts = joint.PairCounts.from_json(tally.counts)
     if counts.n < survey.response_count:
-        added, through = _fold(survey, first, second, tally.through)
+        added, through = _fold(survey, questions, tally.through, count)
         if added is not None:
             counts = counts + added
-            PairTally.objects.filter(pk=tally.pk, through=tally.through).update(
+            type(tally).objects.filter(pk=tally.pk, through=tally.through).update(
                 counts=counts.to_json(), through=through
             )
-    return counts if first.pk == group.pk else counts.transposed()
+    return counts
 
 
 FOLD_CHUNK = 20_000
@@ -61,26 +112,28 @@ FOLD_CHUNK = 20_000
 
 
 def _fold(
-    survey: Survey, first: Question, second: Question, after: int
+    survey: Survey,
+    questions: tuple[Question, ...],
+    after: int,
+    count: Callable[..., joint.PairCounts],
 ) -> tuple[joint.PairCounts | None, int]:
-    """Pair counts of the submissions with an id above ``after``, and the largest id read
-    (None and ``after`` when there are none). The database extracts the two reports of each
-    submission; they are counted FOLD_CHUNK submissions at a time."""
-    mechanisms = first.mechanism(), second.mechanism()
+    """Counts (``count``) of the submissions with an id above ``after``, and the largest id
+    read (None and ``after`` when there are none). The database extracts the questions'
+    reports from each submission; they are counted FOLD_CHUNK submissions at a time."""
+    mechanisms = [q.mechanism() for q in questions]
     rows = (
         survey.submissions.filter(pk__gt=after)
         .order_by("pk")
-        .values_list(ReportOf(first.pk), ReportOf(second.pk), "pk")
+        .values_list(*(ReportOf(q.pk) for q in questions), "pk")
         .iterator(chunk_size=FOLD_CHUNK)
     )
     total, through = None, after
     for chunk in _chunks(rows, FOLD_CHUNK):
-        counts = joint.pair_counts(
+        counts = count(
             *mechanisms,
-            _parse(mechanisms[0], [row[0] for row in chunk]),
-            _parse(mechanisms[1], [row[1] for row in chunk]),
+            *(_parse(m, [row[i] for row in chunk]) for i, m in enumerate(mechanisms)),
         )
-        total, through = counts if total is None else total + counts, chunk[-1][2]
+        total, through = counts if total is None else total + counts, chunk[-1][-1]
     return total, through
 
 
@@ -245,15 +298,19 @@ def _computed(
             "mean_score": None if means is None else _mean(*means.difference(*compare)),
             "mean": None if not number else _mean(*found.means.difference(*compare)),
         },
-        "association": {
-            "statistic": _number(association.statistic),
-            "df": association.df,
-            "p_value": _number(association.p_value),
-            "evidence": bool(association.p_value < SIGNIFICANCE),
-            "summary": association_summary(association.p_value),
-        },
+        "association": _association(association),
         "methods": in_words(METHODS),
         "number": _number_unit(mechanism) if number else None,
+    }
+
+
+def _association(association: joint.Association) -> Association:
+    return {
+        "statistic": _number(association.statistic),
+        "df": association.df,
+        "p_value": _number(association.p_value),
+        "evidence": bool(association.p_value < SIGNIFICANCE),
+        "summary": association_summary(association.p_value),
     }
 
 
@@ -366,3 +423,131 @@ def breakdown_rows(results: BreakdownResults) -> Iterator[list[Any]]:
                 ),
                 "", "", "",
             ]
+
+
+# Three-way breakdowns: within the groups of a second grouping question -----------------------
+
+
+def stratified_results(
+    survey: Survey, question: Question, group: Question, stratum: Question
+) -> StratifiedResults:
+    """What the breakdown of ``question`` by ``group`` within each group ("stratum") of
+    ``stratum`` shows, as JSON-ready data: per stratum its estimated size and share, per group
+    within it its size and the share of each answer with their 95% intervals, and the test
+    of whether the answers differ between the groups within the stratum. The three
+    questions belong to the opened ``survey`` and differ; the two grouping questions report
+    one answer each (``strata.ONE_HOT``), and ``question`` is not a number or check-all one
+    (the form refuses the others). Cached like ``breakdown_results``."""
+
+    def key(n: int) -> str:
+        return f"{snapshot(survey, n)}-{question.pk}-{group.pk}-within-{stratum.pk}"
+
+    computed = cache.get(f"strata:{key(survey.response_count)}")
+    if computed is None:
+        counts = triple_counts(survey, question, group, stratum)
+        computed = _stratified(survey, question, group, stratum, counts)
+        computed["snapshot"] = key(counts.n)
+        cache.set(f"strata:{computed['snapshot']}", computed, CACHE_SECONDS)
+    return computed
+
+
+def _stratified(
+    survey: Survey,
+    question: Question,
+    group: Question,
+    stratum: Question,
+    counts: joint.PairCounts,
+) -> StratifiedResults:
+    positions = {q.pk: position for position, q in enumerate(survey.ordered_questions(), 1)}
+    found = strata.stratified_breakdown(
+        group.mechanism(), stratum.mechanism(), question.mechanism(), counts
+    )
+    k_s = len(stratum.all_labels())
+    joint_cells = found.combined.joint
+    joint_low, joint_high = found.combined.joint_ci_low, found.combined.joint_ci_high
+    group_labels, answer_labels = group.all_labels(), question.all_labels()
+
+    def groups(s: int) -> list[Group]:
+        return [
+            {
+                "index": g,
+                "label": group_labels[g],
+                "size": _number(found.group_size[s, g]),
+                "share": _number(found.group_share[s, g]),
+                "ci_low": _number(found.group_ci_low[s, g]),
+                "ci_high": _number(found.group_ci_high[s, g]),
+                "small": bool(found.small_group[s, g]),
+                "answers": [
+                    {
+                        "index": a,
+                        "label": answer_labels[a],
+                        "share": _number(found.share[s, g, a]),
+                        "ci_low": _number(found.share_ci_low[s, g, a]),
+                        "ci_high": _number(found.share_ci_high[s, g, a]),
+                        "joint": _number(joint_cells[g * k_s + s, a]),
+                        "joint_ci_low": _number(joint_low[g * k_s + s, a]),
+                        "joint_ci_high": _number(joint_high[g * k_s + s, a]),
+                        "truth": None,
+                    }
+                    for a in range(len(answer_labels))
+                ],
+                "mean_score": None,
+                "mean": None,
+            }
+            for g in range(len(group_labels))
+        ]
+
+    return {
+        "survey": {"id": survey.pk, "title": survey.title, "status": survey.status},
+        "n": counts.n,
+        "question": _describe(question, positions[question.pk]),
+        "by": _describe(group, positions[group.pk]),
+        "within": _describe(stratum, positions[stratum.pk]),
+        "strata": [
+            {
+                "index": s,
+                "label": label,
+                "size": _number(found.stratum_size[s]),
+                "share": _number(found.stratum_share[s]),
+                "ci_low": _number(found.stratum_ci_low[s]),
+                "ci_high": _number(found.stratum_ci_high[s]),
+                "groups": groups(s),
+                "association": _association(found.association[s]),
+            }
+            for s, label in enumerate(stratum.all_labels())
+        ],
+        "methods": in_words({**METHODS, "stratum_association": strata.ASSOCIATION_DESCRIPTION}),
+    }
+
+
+STRATIFIED_COLUMNS = [
+    "stratum_index", "stratum", "stratum_size", "stratum_share", "stratum_ci_low",
+    "stratum_ci_high", "stratum_statistic", "stratum_df", "stratum_p_value",
+    *BREAKDOWN_COLUMNS[:15], "n",
+]
+"""The three-way breakdown CSV: one row per (stratum, group, answer). The ``stratum_``
+columns describe the group of the second grouping question ("stratum") and its test of
+whether the answers differ between the groups (``stratum_p_value``); the others are
+``BREAKDOWN_COLUMNS``' within the stratum (``group_share``, ``joint``: shares of all
+respondents)."""
+
+
+def stratified_rows(results: StratifiedResults) -> Iterator[list[Any]]:
+    """The three-way breakdown CSV: a header, then one row per (stratum, group, answer)."""
+    yield STRATIFIED_COLUMNS
+    for stratum in results["strata"]:
+        test = stratum["association"]
+        head = [
+            stratum["index"], stratum["label"], stratum["size"], stratum["share"],
+            stratum["ci_low"], stratum["ci_high"], test["statistic"], test["df"],
+            test["p_value"],
+        ]
+        for group in stratum["groups"]:
+            for answer in group["answers"]:
+                yield [
+                    *head, group["index"], group["label"], group["size"], group["share"],
+                    group["ci_low"], group["ci_high"], group["small"], answer["index"],
+                    answer["label"], answer["share"], answer["ci_low"], answer["ci_high"],
+                    answer["joint"], answer["joint_ci_low"], answer["joint_ci_high"],
+                    results["n"],
+                ]

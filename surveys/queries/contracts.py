@@ -1,8 +1,8 @@
 """The shapes of what the read side hands to pages, scripts and programs: the results JSON,
-the breakdown JSON and the metadata export. Templates, the pages' scripts, the CSV columns
-and docs/results-api.md and docs/exports.md read these fields; a test checks that the docs
-name every one, and that the JSON has exactly them. Adding a field here is the one place to
-start (and a reason to bump ``results.RESULTS_VERSION``)."""
+the breakdown JSON (two-way and three-way) and the metadata export. Templates, the pages'
+scripts, the CSV columns and docs/results-api.md and docs/exports.md read these fields; a
+test checks that the docs name every one, and that the JSON has exactly them. Adding a
+field here is the one place to start (and a reason to bump ``results.RESULTS_VERSION``)."""
 
 from __future__ import annotations
 
@@ -219,6 +219,32 @@ class BreakdownResults(TypedDict):
     methods: BreakdownMethods
     snapshot: str
     number: dict[str, Any] | None  # number questions: low, high, decimals
+
+
+class StratifiedMethods(BreakdownMethods):
+    stratum_association: str
+
+
+class Stratum(TypedDict):
+    index: int
+    label: str
+    size: float | None
+    share: float | None
+    ci_low: float | None
+    ci_high: float | None
+    groups: list[Group]  # shares of all respondents; answers' shares within the group
+    association: Association  # whether the answers differ between the groups, in the stratum
+
+
+class StratifiedResults(TypedDict):
+    survey: BreakdownSurvey
+    n: int
+    question: BreakdownQuestion
+    by: BreakdownQuestion
+    within: BreakdownQuestion
+    strata: list[Stratum]
+    methods: StratifiedMethods
+    snapshot: str
 
 
 class MetadataSurvey(TypedDict):

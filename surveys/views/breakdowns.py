@@ -3,7 +3,8 @@
 Same access rule as the dashboard (whoever may view the survey, and staff who may view
 surveys; the JSON and the CSV also with an API token). A breakdown by the question itself, by
 a question of another survey, or of a draft survey is refused with status 400 and a message,
-and computes nothing.
+and computes nothing. With ``within`` (a second grouping question) the breakdown is
+three-way: one table per group of that question (``breakdowns.stratified_results``).
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ def _results(survey: Survey, question: Question, form: BreakdownForm) -> dict[st
     if not form.is_valid():
         raise Refused(" ".join(message for errors in form.errors.values() for message in errors))
     data = form.cleaned_data
+    if data["within"] is not None:
+        return breakdowns.stratified_results(survey, question, data["by"], data["within"])
     return breakdowns.breakdown_results(survey, question, data["by"], data["compare"])
 
 
@@ -68,8 +71,9 @@ def question_breakdown(request: HttpRequest, pk: int, question: int) -> HttpResp
         return render(
             request, "surveys/breakdown.html", {**context, "error": refusal.message}, status=400
         )
-    first, second = data["difference"]["groups"]  # show the groups compared, also by default
-    form.data = {**request.GET.dict(), "first": first, "second": second}
+    if "difference" in data:  # show the groups compared, also by default
+        first, second = data["difference"]["groups"]
+        form.data = {**request.GET.dict(), "first": first, "second": second}
     return render(
         request, "surveys/breakdown.html", {**context, "data": data, "cache_seconds": CACHE_SECONDS}
     )
@@ -93,5 +97,8 @@ def question_breakdown_csv(request: HttpRequest, pk: int, question: int) -> Http
     except Refused as refusal:
         return HttpResponse(refusal.message, status=400, content_type="text/plain; charset=utf-8")
     positions = data["question"]["position"], data["by"]["position"]
-    filename = f"survey-{survey.pk}-q{positions[0]}-by-q{positions[1]}.csv"
-    return csv_response(breakdowns.breakdown_rows(data), filename)
+    filename = f"survey-{survey.pk}-q{positions[0]}-by-q{positions[1]}"
+    if "strata" in data:
+        filename += f"-within-q{data['within']['position']}"
+        return csv_response(breakdowns.stratified_rows(data), f"{filename}.csv")
+    return csv_response(breakdowns.breakdown_rows(data), f"{filename}.csv")

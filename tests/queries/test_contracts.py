@@ -24,6 +24,7 @@ DOCUMENTED_IN = {
         contracts.Difference, contracts.DifferenceAnswer, contracts.Association,
         contracts.BreakdownMethods, contracts.MeanScore, contracts.QuestionMeanScore,
         contracts.Anchor, contracts.Among, contracts.AmongCategory, contracts.NumberResults,
+        contracts.StratifiedResults, contracts.Stratum, contracts.StratifiedMethods,
     ],
     "exports.md": [contracts.Metadata, contracts.MetadataSurvey, contracts.QuestionMetadata],
 }
