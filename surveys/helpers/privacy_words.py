@@ -48,12 +48,14 @@ def _likely(ratio: float) -> str:
     return _("%(ratio)s times more likely") % {"ratio": times(ratio)}
 
 
-def describe_protection(mechanism: ldp.Mechanism) -> str:
+def describe_protection(mechanism: ldp.Mechanism, not_asked: bool = False) -> str:
     """How often the true answer gets through and how much a received report proves, for
     one question randomized with `mechanism` (yes/no: p = P(yes | yes), q = P(no | no);
     index: truth w.p. p, each other answer w.p. q; unary: own box ticked w.p. p, others q;
     sampled: one box picked at random, kept w.p. p; number: a cell of the window w.p. p, among
-    all its cells, those of its extra answers' windows included)."""
+    all its cells, those of its extra answers' windows included). A question asked only
+    under a condition (``not_asked``) has one box the respondent never sees, "Not asked":
+    where the sentence counts boxes, it says so."""
     p, q, k = mechanism.p, mechanism.q, mechanism.k
     if mechanism.encoding == "bit":
         if math.isclose(p, q):
@@ -91,13 +93,19 @@ def describe_protection(mechanism: ldp.Mechanism) -> str:
             "others.",
             k - 1,
         ) % {"p": percent(p), "others": k - 1, "likely": _likely(p / q)}
+    likely = _likely(_odds_limit(mechanism))
     if mechanism.encoding == "sampled":
-        return _(
+        picked = _(
+            "Your browser picks one of %(k)s boxes at random, the %(shown)s you see and one "
+            "for “Not asked”, and sends only that box:"
+        ) if not_asked else _(
             "Your browser picks one of the %(k)s options at random and sends only that "
-            "option's box: as you set it in %(p)s of cases, the opposite in the others. "
-            "Whatever we receive is %(likely)s to come from one set of ticked boxes "
-            "than from any other."
-        ) % {"k": k, "p": percent(p), "likely": _likely(_odds_limit(mechanism))}
+            "option's box:"
+        )
+        return (picked + " " + _(
+            "as you set it in %(p)s of cases, the opposite in the others. Whatever we receive "
+            "is %(likely)s to come from one set of ticked boxes than from any other."
+        )) % {"k": k, "shown": k - 1, "p": percent(p), "likely": likely}
     if mechanism.encoding == "number":
         return _(
             "Your browser sends one of %(cells)s cells of a grid over the range instead of "
@@ -105,14 +113,20 @@ def describe_protection(mechanism: ldp.Mechanism) -> str:
             "the others any other cell. Whatever we receive is %(likely)s to come from one "
             "number than from any other."
         ) % {"cells": mechanism.tally_size, "p": percent(p),
-             "likely": _likely(_odds_limit(mechanism))}
-    return _(
+             "likely": likely}
+    row = _(
+        "Your answer is sent as a row of %(k)s boxes, one per choice you see and one for "
+        "“Not asked”, with only your choice ticked."
+    ) if not_asked else _(
         "Your answer is sent as a row of %(k)s boxes, one per choice, with only your choice "
-        "ticked. Before anything is sent, your browser redraws every box at random: the box "
-        "of your choice stays ticked in %(p)s of cases, and each other box gets ticked in "
-        "%(q)s of cases. So what we receive may have several boxes ticked, or none, and it is "
+        "ticked."
+    )
+    return (row + " " + _(
+        "Before anything is sent, your browser redraws every box at random: the box of your "
+        "choice stays ticked in %(p)s of cases, and each other box gets ticked in %(q)s of "
+        "cases. So what we receive may have several boxes ticked, or none, and it is "
         "%(likely)s to come from one answer than from any other."
-    ) % {"k": k, "p": percent(p), "q": percent(q), "likely": _likely(_odds_limit(mechanism))}
+    )) % {"k": k, "p": percent(p), "q": percent(q), "likely": likely}
 
 
 def describe_survey_protection(mechanisms: list[ldp.Mechanism]) -> str:

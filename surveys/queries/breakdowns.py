@@ -207,15 +207,32 @@ def breakdown_results(
     even the pair's counts, which are folded forward when there is something new."""
     compared = "-".join(map(str, compare or ()))
 
-    def key(n: int) -> str:
-        return f"{snapshot(survey, n)}-{question.pk}-{group.pk}-{compared}"
+    return _cached(
+        "breakdown",
+        survey,
+        lambda n: f"{snapshot(survey, n)}-{question.pk}-{group.pk}-{compared}",
+        lambda: pair_counts(survey, group, question),
+        lambda counts: _computed(survey, question, group, compare, counts),
+    )
 
-    computed = cache.get(f"breakdown:{key(survey.response_count)}")
+
+def _cached(
+    name: str,
+    survey: Survey,
+    key: Callable[[int], str],
+    count: Callable[[], joint.PairCounts],
+    compute: Callable[[joint.PairCounts], Any],
+) -> Any:
+    """What ``compute`` makes of the counts ``count`` reads, cached as ``name`` under
+    ``key(n)`` for the number n of responses they count (its ``snapshot``): read from the
+    cache when there is one for the survey's response count, else computed and stored under
+    the n actually read."""
+    computed = cache.get(f"{name}:{key(survey.response_count)}")
     if computed is None:
-        counts = pair_counts(survey, group, question)
-        computed = _computed(survey, question, group, compare, counts)
+        counts = count()
+        computed = compute(counts)
         computed["snapshot"] = key(counts.n)
-        cache.set(f"breakdown:{computed['snapshot']}", computed, CACHE_SECONDS)
+        cache.set(f"{name}:{computed['snapshot']}", computed, CACHE_SECONDS)
     return computed
 
 
@@ -439,16 +456,13 @@ def stratified_results(
     one answer each (``strata.ONE_HOT``), and ``question`` is not a number or check-all one
     (the form refuses the others). Cached like ``breakdown_results``."""
 
-    def key(n: int) -> str:
-        return f"{snapshot(survey, n)}-{question.pk}-{group.pk}-within-{stratum.pk}"
-
-    computed = cache.get(f"strata:{key(survey.response_count)}")
-    if computed is None:
-        counts = triple_counts(survey, question, group, stratum)
-        computed = _stratified(survey, question, group, stratum, counts)
-        computed["snapshot"] = key(counts.n)
-        cache.set(f"strata:{computed['snapshot']}", computed, CACHE_SECONDS)
-    return computed
+    return _cached(
+        "strata",
+        survey,
+        lambda n: f"{snapshot(survey, n)}-{question.pk}-{group.pk}-within-{stratum.pk}",
+        lambda: triple_counts(survey, question, group, stratum),
+        lambda counts: _stratified(survey, question, group, stratum, counts),
+    )
 
 
 def _stratified(

@@ -206,7 +206,7 @@ def respond_context(
                 "refusal": declined if question.offers_refusal else None,
                 "optional": question.optional,
                 "asked_if": question.asked_if_id if question.conditional else None,
-                "note": describe_protection(mechanism),
+                "note": describe_protection(mechanism, not_asked=question.conditional),
                 "answer_control": question.question_kind.answer_control,
                 "answer_template": question.question_kind.answer_template,
                 "mechanism": mechanism,

@@ -479,3 +479,8 @@ def test_a_follow_up_nobody_may_decline_gives_its_figures_among_those_asked(clie
     client.force_login(researcher)
     page = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
     assert "Estimated mean number of options ticked among those asked, out of 4" in page
+    # What its respondents read counts the box they never see, and says what it is.
+    client.logout()
+    page = client.get(survey.get_public_url()).content.decode()
+    assert "picks one of 5 boxes at random, the 4 you see and one for “Not asked”" in page
+    assert "picks one of the 5 options" not in page
