@@ -91,6 +91,10 @@ def _computed(survey: Survey, question: Question) -> dict[str, Any]:
         counts, n = found[version]
         results = question_results(question, position, counts, n)
         revision = shown.get(version) if version is not None else None
+        read = (revision or {}).get("labels") or []
+        for category in results["categories"] or []:  # the answer as that wording gave it
+            index = category["index"]
+            category["label_shown"] = read[index] if index < len(read) else None  # type: ignore[typeddict-unknown-key]
         wordings.append({
             "version": version,
             "recorded": version is not None,

@@ -74,6 +74,11 @@ def test_the_json_gives_counts_estimates_and_the_test(owner, survey):
         assert len(wording["categories"]) == 3
         for category in wording["categories"]:
             assert category["ci_low"] <= category["estimate"] <= category["ci_high"]
+    shown = [[c["label_shown"] for c in w["categories"]] for w in data["wordings"]]
+    assert shown == [["Never", "Once", "Often"], ["Never", "Once", "Often!"], [None] * 3]
+    assert {c["label"] for w in data["wordings"] for c in w["categories"]} == {
+        "Never", "Once", "Often!"
+    }
 
 
 def test_the_csv_has_a_row_per_wording_and_answer(owner, survey):
