@@ -99,20 +99,22 @@ def summary(survey: Survey) -> dict[str, Any]:
 def wordings(survey: Survey) -> list[dict[str, Any]]:
     """The wordings respondents saw, oldest first, for the metadata export: ``from`` and
     ``until`` (ISO 8601 date-times; ``until`` is None for the current one), ``responses``
-    (``responses``) and ``texts`` (a snapshot). An opened survey without revisions (opened
-    before they were kept, and never corrected since) has one: its wording now, from its
-    opening. A draft has none."""
+    (``responses``), ``version`` (the wording version a submission's ``wording`` names, the
+    reports CSV's ``wording`` column; None for revisions kept before it was recorded) and
+    ``texts`` (a snapshot). An opened survey without revisions (opened before they were
+    kept, and never corrected since) has one: its wording now, from its opening. A draft has
+    none."""
     revisions = list(survey.revisions.order_by("created_at", "pk"))
     if not revisions:
         if survey.is_draft:
             return []
         opened = survey.opened_at.isoformat() if survey.opened_at else None
         return [{"from": opened, "until": None, "responses": survey.response_count,
-                 "texts": snapshot(survey)}]
+                 "version": survey.wording_version, "texts": snapshot(survey)}]
     ends = [revision.created_at.isoformat() for revision in revisions[1:]] + [None]
     return [
         {"from": revision.created_at.isoformat(), "until": until, "responses": count,
-         "texts": revision.texts}
+         "version": revision.version, "texts": revision.texts}
         for revision, until, count in zip(
             revisions, ends, responses(survey, revisions), strict=True
         )
