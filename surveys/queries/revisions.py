@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import Count
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 
@@ -121,12 +122,22 @@ def wordings(survey: Survey) -> list[dict[str, Any]]:
     ]
 
 
+def recorded_responses(survey: Survey) -> dict[int | None, int]:
+    """Wording version -> how many submissions recorded it (``Submission.wording``; None:
+    stored before it was recorded), in one grouped query."""
+    rows = survey.submissions.order_by().values_list("wording").annotate(n=Count("pk"))
+    return dict(rows)
+
+
 def history(survey: Survey) -> list[dict[str, Any]]:
     """The revisions, newest first, each with ``revision``, ``until`` (when the next one
-    began; None for the current one), ``current``, ``responses`` (``responses``), ``first``
+    began; None for the current one), ``current``, ``responses`` (``responses``),
+    ``recorded`` (how many submissions recorded this wording's version: its respondents'
+    pages showed it; None for revisions kept before versions were), ``first``
     and ``changes`` (``changes`` from the previous one; empty for the first)."""
     revisions = list(survey.revisions.order_by("created_at", "pk").select_related("author"))
     counts = responses(survey, revisions)
+    recorded = recorded_responses(survey)
     entries = []
     for i, revision in enumerate(revisions):
         following = revisions[i + 1] if i + 1 < len(revisions) else None
@@ -135,6 +146,7 @@ def history(survey: Survey) -> list[dict[str, Any]]:
             "until": following.created_at if following else None,
             "current": following is None,
             "responses": counts[i],
+            "recorded": None if revision.version is None else recorded.get(revision.version, 0),
             "first": i == 0,
             "changes": changes(revisions[i - 1].texts, revision.texts) if i else [],
         })

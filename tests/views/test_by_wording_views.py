@@ -128,6 +128,8 @@ def test_the_wording_history_links_each_question(owner, survey):
     page = owner.get(reverse("survey-wording-history", args=[survey.pk])).content.decode()
     for question in questions(survey):
         assert address("question-by-wording", survey, question.pk) in page
+    assert "6 responses recorded that their page showed this wording." in page
+    assert "4 responses recorded that their page showed this wording." in page
 
 
 def test_anonymous_visitors_are_sent_to_sign_in(client, survey):
