@@ -7,7 +7,6 @@ from django.test.utils import CaptureQueriesContext
 
 from surveys.actions.submissions import store, stored_form
 from surveys.actions.wording import correct
-from surveys.ldp import homogeneity
 from surveys.models import Submission, Survey
 from surveys.queries import by_wording
 from tests.helpers import MANY_LABELS, questions
@@ -145,21 +144,3 @@ def test_results_are_cached_until_the_next_response(survey):
     assert again["snapshot"] == first["snapshot"]
     add(survey, shares_for(survey, 0.3, [0.2, 0.3, 0.5]), 10, 0, seed=16)
     assert by_wording.by_wording_results(survey, question)["n"] == 110
-
-
-def test_the_contingency_test_by_hand():
-    found = homogeneity.contingency_test([[10, 20], [20, 10]])
-    expected = 4 * (5**2 / 15)
-    assert found.statistic == pytest.approx(expected)
-    assert found.df == 1
-    assert homogeneity.contingency_test([[10, 20], [0, 0]]) is None
-    assert homogeneity.contingency_test([[10, 0], [5, 0]]) is None
-    with pytest.raises(ValueError):
-        homogeneity.homogeneity("index", [[1, 2], [3, 4]], [3, 8])
-
-
-def test_the_bitwise_test_is_bonferroni_over_the_bits():
-    found = homogeneity.bitwise_test([[50, 10, 30], [50, 30, 30]], [100, 100])
-    single = homogeneity.contingency_test([[10, 90], [30, 70]])
-    assert found.method == "bitwise-bonferroni"
-    assert found.p_value == pytest.approx(min(1.0, 3 * single.p_value))
