@@ -7,6 +7,7 @@ from surveys.views import (
     accounts,
     authoring,
     breakdowns,
+    by_wording,
     distribution,
     invitations,
     pages,
@@ -104,6 +105,21 @@ urlpatterns = [
         "surveys/<int:pk>/results/<int:question>/breakdown.csv",
         breakdowns.question_breakdown_csv,
         name="question-breakdown-csv",
+    ),
+    path(
+        "surveys/<int:pk>/results/<int:question>/by-wording/",
+        by_wording.question_by_wording,
+        name="question-by-wording",
+    ),
+    path(
+        "surveys/<int:pk>/results/<int:question>/by-wording.json",
+        by_wording.question_by_wording_json,
+        name="question-by-wording-json",
+    ),
+    path(
+        "surveys/<int:pk>/results/<int:question>/by-wording.csv",
+        by_wording.question_by_wording_csv,
+        name="question-by-wording-csv",
     ),
     path(
         "surveys/<int:pk>/export/reports.csv", results.export_reports_csv, name="export-reports-csv"

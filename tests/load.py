@@ -320,7 +320,8 @@ def make_jobs(
     for i in range(n):
         key = f"{prefix}-{i:08d}"
         reports = {question_id: column[i] for question_id, column in columns.items()}
-        jobs.append((key, {"idempotency_key": key, "invitation": None, "reports": reports}))
+        jobs.append((key, {"idempotency_key": key, "invitation": None, "wording": 0,
+                           "reports": reports}))
     return jobs
 
 

@@ -23,7 +23,7 @@ import {
   newIdempotencyKey,
   pageAfterSending,
   progressText,
-  requestBody,
+  recordBody,
   retryDelay,
   retryingText,
   saveRecord,
@@ -212,7 +212,12 @@ function drawOnce() {
   if (!allAnswered(given)) return false;
   const key = latest?.key ?? record?.key ?? newIdempotencyKey();
   const final = finalAnswers(data.questions, given);
-  record = { key, reports: drawReports(data.questions, final, randomize, earlierDraws), confirmed: false };
+  record = {
+    key,
+    reports: drawReports(data.questions, final, randomize, earlierDraws),
+    confirmed: false,
+    wording: data.wording, // the texts these answers were given to, kept with them
+  };
   earlierDraws = {};
   save(); // before sending: a retry, even after a reload, sends exactly this
   setAnswering(false); // the answers shown can no longer change what is sent
@@ -234,7 +239,7 @@ async function send(button, status) {
     response = await fetch(data.submitUrl, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(requestBody(record.key, data.invitation, record.reports)),
+      body: JSON.stringify(recordBody(record, data.invitation, data.wording)),
       credentials: "omit", // no cookie: the endpoint needs none, and none exists
     });
     result = await response.json().catch(() => null);

@@ -9,8 +9,8 @@
 // `askedIf` = {question, answer}), or null where it has not that one.
 //
 // True answers live only in the page's memory. What the browser keeps (localStorage, one
-// item per survey) is exactly what it sent: the idempotency key and the randomized reports,
-// and whether the server confirmed receiving them. Once drawn, a survey's reports are final:
+// item per survey) is exactly what it sent: the idempotency key, the randomized reports and
+// the wording version the page showed, and whether the server confirmed receiving them. Once drawn, a survey's reports are final:
 // the page sends those or nothing, so no question ever gets a second report from this browser.
 
 import { gettext, interpolate } from "./i18n.js";
@@ -43,13 +43,16 @@ export function memoryStorage() {
 }
 
 const recordName = (publicId) => `${RECORD_PREFIX}${publicId}`;
+const isWording = (x) => Number.isInteger(x) && x >= 0;
 const isObject = (x) => typeof x === "object" && x !== null && !Array.isArray(x);
 
 /**
  * A stored value (parsed JSON), in this version's form or an older one's, as
  * {record, earlierDraws, legacy}:
- * - record: null (nothing sent yet) or {key, reports, confirmed}. `reports` (question id ->
- *   report, as sent) is null only when an older version tried to send and left just its key;
+ * - record: null (nothing sent yet) or {key, reports, confirmed, wording}. `reports`
+ *   (question id -> report, as sent) is null only when an older version tried to send and
+ *   left just its key; `wording` (the wording version the page showed when the reports were
+ *   drawn) is null in records older versions kept;
  * - earlierDraws: an older version's memo (`${question id}:${true answer}` -> report), to be
  *   used in memory for one draw and never stored again; {} otherwise;
  * - legacy: whether the value is in an older form and must be rewritten (it may hold true
@@ -63,14 +66,19 @@ function readValue(stored) {
     // Before: {key, memo, sent: {reports} | null}, the memo keyed by true answers.
     const sent = isObject(stored.sent) && isObject(stored.sent.reports) ? stored.sent.reports : null;
     return {
-      record: { key: stored.key, reports: sent, confirmed: sent !== null },
+      record: { key: stored.key, reports: sent, confirmed: sent !== null, wording: null },
       earlierDraws: sent === null && isObject(stored.memo) ? stored.memo : {},
       legacy: true,
     };
   }
   const reports = isObject(stored.reports) ? stored.reports : null;
   return {
-    record: { key: stored.key, reports, confirmed: reports !== null && stored.confirmed === true },
+    record: {
+      key: stored.key,
+      reports,
+      confirmed: reports !== null && stored.confirmed === true,
+      wording: isWording(stored.wording) ? stored.wording : null,
+    },
     earlierDraws: {},
     legacy: false,
   };
@@ -93,12 +101,14 @@ export function loadRecord(storage, publicId) {
   return { record, earlierDraws };
 }
 
-/** The text stored for a record: its key, its reports and whether they were confirmed. */
+/** The text stored for a record: its key, its reports, whether they were confirmed, and the
+ * wording version the page showed (null if not known). */
 export function storedText(record) {
   return JSON.stringify({
     key: record.key,
     reports: record.reports,
     confirmed: record.reports !== null && record.confirmed === true,
+    wording: isWording(record.wording) ? record.wording : null,
   });
 }
 
@@ -197,9 +207,20 @@ export function drawReports(questions, answers, draw, earlierDraws = {}) {
   return reports;
 }
 
-/** The JSON body for the submission endpoint: only the key, the invitation and reports. */
-export function requestBody(key, invitation, reports) {
-  return { idempotency_key: key, invitation: invitation ?? null, reports };
+/** The JSON body for the submission endpoint: only the key, the invitation, the reports and
+ * the wording version (the same keys for every respondent). */
+export function requestBody(key, invitation, reports, wording) {
+  return { idempotency_key: key, invitation: invitation ?? null, reports, wording };
+}
+
+/**
+ * The body that sends `record` (see readValue): its own wording version, the one the page
+ * showed when its reports were drawn, so that a resend after a reload carries that one; a
+ * record an older version kept, without one, sends `pageWording` (this page's).
+ */
+export function recordBody(record, invitation, pageWording) {
+  const wording = isWording(record.wording) ? record.wording : pageWording;
+  return requestBody(record.key, invitation, record.reports, wording);
 }
 
 /**

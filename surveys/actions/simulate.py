@@ -207,6 +207,7 @@ def store_reports(survey: Survey, reports: Mapping[int, np.ndarray]) -> None:
             Submission(
                 survey=survey,
                 idempotency_key=secrets.token_urlsafe(24),
+                wording=survey.wording_version,  # simulated respondents see today's
                 reports=stored_form(
                     {pk: mechanisms[pk].validate_report(column[i])
                      for pk, column in columns.items()}

@@ -169,8 +169,14 @@ def submission_create(
     reports: dict[int, object],
     idempotency_key: str,
     invitation_token: str | None = None,
+    wording: object = None,
 ) -> tuple[Submission, bool]:
     """Store one respondent's reports (question id -> raw JSON report) and update tallies.
+
+    ``wording``: the wording version (``Survey.wording_version``) the respondent's page
+    showed, a whole number from 0 to the survey's current version (``check_wording``, else
+    SubmissionError 400), stored as ``Submission.wording``. The endpoint always passes one;
+    None (callers that know none) stores None, as for submissions stored before it was kept.
 
     Requires: the survey is open, every question has exactly one valid report for its
     frozen mechanism, and (for invitation-only surveys, or whenever a token is given) an
@@ -196,9 +202,11 @@ def submission_create(
         raise SubmissionError(
             "The idempotency key must be 8 to 64 letters, digits, '-' or '_'.", 400
         )
+    if wording is not None:
+        check_wording(survey, wording)
     for _attempt in range(ATTEMPTS):
         try:
-            return _create(survey, reports, idempotency_key, invitation_token)
+            return _create(survey, reports, idempotency_key, invitation_token, wording)
         except SurveyChanged:
             try:
                 survey.refresh_from_db(fields=["invitation_only", *schedule.STATE_FIELDS])
@@ -214,9 +222,32 @@ def submission_create(
     )
 
 
+def check_wording(survey: Survey, wording: object) -> None:
+    """Refuse (SubmissionError 400) a wording version that is not a whole number from 0 to
+    ``survey``'s current one. Versions only ever go up, so one valid when read stays valid
+    until the submission is written."""
+    if isinstance(wording, bool) or not isinstance(wording, int):
+        raise SubmissionError(
+            _("“wording” must be the wording version the page showed: a whole number."), 400
+        )
+    if not 0 <= wording <= survey.wording_version:
+        raise SubmissionError(
+            _(
+                "“wording” must be a wording version of this survey, from 0 to %(latest)d; "
+                "%(given)d is not one. Nothing was stored."
+            )
+            % {"latest": survey.wording_version, "given": wording},
+            400,
+        )
+
+
 @sensitive_variables()
 def _create(
-    survey: Survey, reports: dict[int, object], idempotency_key: str, token: str | None
+    survey: Survey,
+    reports: dict[int, object],
+    idempotency_key: str,
+    token: str | None,
+    wording: int | None = None,
 ) -> tuple[Submission, bool]:
     if survey.is_draft:
         raise SubmissionError(_("This survey is not open yet."), 404)
@@ -224,7 +255,8 @@ def _create(
     mechanisms = {question.pk: question.mechanism() for question in questions}
     values = _validated_reports(questions, mechanisms, reports)
     submission = Submission(
-        survey=survey, idempotency_key=idempotency_key, reports=stored_form(values)
+        survey=survey, idempotency_key=idempotency_key, reports=stored_form(values),
+        wording=wording,
     )
     try:
         close_if_due(survey)

@@ -63,7 +63,8 @@ def record(survey: Survey, author=None) -> WordingRevision | None:
         return None
     _new_version(survey)
     return WordingRevision.objects.create(
-        survey=survey, author=author, texts=current, responses_before=survey.response_count
+        survey=survey, author=author, texts=current, responses_before=survey.response_count,
+        version=survey.wording_version,
     )
 
 
@@ -83,6 +84,7 @@ def baseline(survey: Survey) -> WordingRevision | None:
     return WordingRevision.objects.create(
         survey=survey, created_at=survey.opened_at or timezone.now(), texts=snapshot(survey),
         responses_before=0,
+        version=Survey.objects.values_list("wording_version", flat=True).get(pk=survey.pk),
     )
 
 

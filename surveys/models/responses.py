@@ -27,6 +27,10 @@ class Submission(models.Model):
         help_text="Question id -> its randomized report, as the browser sent it: 0 or 1 "
         "(yes/no), a category number, or a list of 0s and 1s, one per category.",
     )
+    # The wording version (Survey.wording_version) the respondent's page showed: the same for
+    # everyone who loaded the page between two corrections, so it says nothing else about
+    # them. None for submissions stored before it was recorded.
+    wording = models.PositiveIntegerField(null=True, blank=True, editable=False)
 
     class Meta:
         constraints = [

@@ -140,6 +140,9 @@ class WordingRevision(models.Model):
     responses_before = models.PositiveIntegerField(null=True, blank=True)
     """The survey's responses when this wording began: those until the next one's came under
     it (``surveys.queries.revisions``). None for revisions kept before this was counted."""
+    version = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    """The survey's ``wording_version`` while this wording was shown: what a submission's
+    ``wording`` names (``surveys.queries.by_wording``). None for revisions kept before it was."""
 
     class Meta:
         ordering = ["survey", "created_at", "pk"]

@@ -458,13 +458,15 @@ def report_columns(question: Question, position: int) -> list[str]:
     return [f"q{position}"]
 
 
-def report_rows(survey: Survey) -> Iterator[list[Any]]:
+def report_rows(survey: Survey, *, wording: bool = True) -> Iterator[list[Any]]:
     """The randomized reports, one row per submission, in the order they arrived: a header
     of column names, then rows of whole numbers.
 
     The first column numbers the rows (1, 2, ...); database ids and dates are left out, as
-    they are not needed to estimate. Submissions stream from the database ``EXPORT_CHUNK`` at
-    a time, so memory stays flat however many there are.
+    they are not needed to estimate. With ``wording``, a last column ``wording`` gives the
+    wording version the respondent's page showed (``Submission.wording``; blank for
+    submissions stored before it was recorded). Submissions stream from the database
+    ``EXPORT_CHUNK`` at a time, so memory stays flat however many there are.
     """
     header = ["response"]
     widths: dict[str, int] = {}  # question id -> number of columns
@@ -472,17 +474,19 @@ def report_rows(survey: Survey) -> Iterator[list[Any]]:
         columns = report_columns(question, position)
         widths[str(question.pk)] = len(columns)
         header += columns
-    yield header
+    yield header + (["wording"] if wording else [])
     submissions = (
         survey.submissions.order_by("pk")
-        .values_list("reports", flat=True)
+        .values_list("reports", "wording")
         .iterator(chunk_size=EXPORT_CHUNK)
     )
-    for number, reports in enumerate(submissions, start=1):
+    for number, (reports, shown) in enumerate(submissions, start=1):
         row = [number]
         for question, width in widths.items():  # every submission answers every question
             report = reports[question]  # a unary report is a list of k bits: a column each
             row += report if width > 1 else [report]
+        if wording:
+            row.append("" if shown is None else shown)
         yield row
 
 

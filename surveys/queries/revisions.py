@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import Count
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 
@@ -99,32 +100,44 @@ def summary(survey: Survey) -> dict[str, Any]:
 def wordings(survey: Survey) -> list[dict[str, Any]]:
     """The wordings respondents saw, oldest first, for the metadata export: ``from`` and
     ``until`` (ISO 8601 date-times; ``until`` is None for the current one), ``responses``
-    (``responses``) and ``texts`` (a snapshot). An opened survey without revisions (opened
-    before they were kept, and never corrected since) has one: its wording now, from its
-    opening. A draft has none."""
+    (``responses``), ``version`` (the wording version a submission's ``wording`` names, the
+    reports CSV's ``wording`` column; None for revisions kept before it was recorded) and
+    ``texts`` (a snapshot). An opened survey without revisions (opened before they were
+    kept, and never corrected since) has one: its wording now, from its opening. A draft has
+    none."""
     revisions = list(survey.revisions.order_by("created_at", "pk"))
     if not revisions:
         if survey.is_draft:
             return []
         opened = survey.opened_at.isoformat() if survey.opened_at else None
         return [{"from": opened, "until": None, "responses": survey.response_count,
-                 "texts": snapshot(survey)}]
+                 "version": survey.wording_version, "texts": snapshot(survey)}]
     ends = [revision.created_at.isoformat() for revision in revisions[1:]] + [None]
     return [
         {"from": revision.created_at.isoformat(), "until": until, "responses": count,
-         "texts": revision.texts}
+         "version": revision.version, "texts": revision.texts}
         for revision, until, count in zip(
             revisions, ends, responses(survey, revisions), strict=True
         )
     ]
 
 
+def recorded_responses(survey: Survey) -> dict[int | None, int]:
+    """Wording version -> how many submissions recorded it (``Submission.wording``; None:
+    stored before it was recorded), in one grouped query."""
+    rows = survey.submissions.order_by().values_list("wording").annotate(n=Count("pk"))
+    return dict(rows)
+
+
 def history(survey: Survey) -> list[dict[str, Any]]:
     """The revisions, newest first, each with ``revision``, ``until`` (when the next one
-    began; None for the current one), ``current``, ``responses`` (``responses``), ``first``
+    began; None for the current one), ``current``, ``responses`` (``responses``),
+    ``recorded`` (how many submissions recorded this wording's version: its respondents'
+    pages showed it; None for revisions kept before versions were), ``first``
     and ``changes`` (``changes`` from the previous one; empty for the first)."""
     revisions = list(survey.revisions.order_by("created_at", "pk").select_related("author"))
     counts = responses(survey, revisions)
+    recorded = recorded_responses(survey)
     entries = []
     for i, revision in enumerate(revisions):
         following = revisions[i + 1] if i + 1 < len(revisions) else None
@@ -133,6 +146,7 @@ def history(survey: Survey) -> list[dict[str, Any]]:
             "until": following.created_at if following else None,
             "current": following is None,
             "responses": counts[i],
+            "recorded": None if revision.version is None else recorded.get(revision.version, 0),
             "first": i == 0,
             "changes": changes(revisions[i - 1].texts, revision.texts) if i else [],
         })

@@ -1,12 +1,13 @@
 """The randomized reports as labelled SPSS (.sav) and Stata (.dta) files.
 
-The same rows and columns as the reports CSV (``results.report_rows``), with what the CSV
-needs the metadata file for written into the file itself: each variable's label (the
-question, and the answer for a column of a unary report), value labels (the answers), and
-how each question was randomized (SPSS: the file's document, read by ``DISPLAY DOCUMENTS``;
-Stata, whose files written by other programs have no notes: a short form in each
-variable's label). Written by pyreadstat, that is the ReadStat library R's haven uses; a
-Stata file is written in format 118 (Stata 14 and later: Unicode, 80-character labels).
+The same rows and columns as the reports CSV (``results.report_rows``; but its last, the
+wording version, which may be blank), with what the CSV needs the metadata file for
+written into the file itself: each variable's label (the question, and the answer for a
+column of a unary report), value labels (the answers), and how each question was
+randomized (SPSS: the file's document, read by ``DISPLAY DOCUMENTS``; Stata, whose files
+written by other programs have no notes: a short form in each variable's label). Written
+by pyreadstat, that is the ReadStat library R's haven uses; a Stata file is written in
+format 118 (Stata 14 and later: Unicode, 80-character labels).
 
 The file is built in a temporary file, then sent: memory holds one 64-bit number per report
 column (8 MB per 100,000 responses and 10 columns), read from the database in blocks.
@@ -94,7 +95,7 @@ def _cut(text: str, limit: int) -> str:
 
 def labelled_reports(survey: Survey) -> LabelledReports:
     """The reports table with its labels (see the module's docstring)."""
-    rows = report_rows(survey)
+    rows = report_rows(survey, wording=False)  # whole numbers only: no blank cells
     header = next(rows)
     blocks = [np.empty((0, len(header)), dtype=np.int64)]
     while block := list(itertools.islice(rows, BLOCK)):

@@ -62,7 +62,7 @@ from surveys.views.access import get_survey, researcher_required
 logger = logging.getLogger(__name__)
 
 SUBMIT_MAX_BYTES = 64 * 1024
-BODY_KEYS = {"idempotency_key", "invitation", "reports"}
+BODY_KEYS = {"idempotency_key", "invitation", "reports", "wording"}
 QUESTION_ID = re.compile(r"[1-9][0-9]{0,17}")
 PROGRESS_FROM = 3  # questions; shorter surveys need no progress bar
 CROSS_SITE = gettext_lazy(
@@ -257,6 +257,9 @@ def respond_context(
                 else reverse("respond-thanks", args=[survey.public_id]),
             ),
             "completionUrl": completion_url(survey),
+            # The wording version of the texts shown, sent back with the reports: the same
+            # for everyone who loads the page until the next correction.
+            "wording": survey.wording_version,
             "questions": browser_questions,
         },
     }
@@ -375,9 +378,10 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
 
 
 @sensitive_variables()
-def _parse_body(body: bytes) -> tuple[object, str | None, dict[int, object]]:
-    """(idempotency key, invitation token, question id -> report) from the JSON body, or a
-    SubmissionError saying what is wrong with its shape. Reports are checked later."""
+def _parse_body(body: bytes) -> tuple[object, str | None, dict[int, object], object]:
+    """(idempotency key, invitation token, question id -> report, wording version) from the
+    JSON body, or a SubmissionError saying what is wrong with its shape. Reports and the
+    wording version are checked later (``submission_create``)."""
     try:
         payload = json.loads(body, object_pairs_hook=_unique_keys)
     except (ValueError, RecursionError):
@@ -385,7 +389,7 @@ def _parse_body(body: bytes) -> tuple[object, str | None, dict[int, object]]:
     if not isinstance(payload, dict) or set(payload) != BODY_KEYS:
         raise SubmissionError(
             "The body must be a JSON object with exactly the fields “idempotency_key”, "
-            "“invitation” and “reports”.",
+            "“invitation”, “reports” and “wording”.",
             400,
         )
     token, reports = payload["invitation"], payload["reports"]
@@ -396,14 +400,16 @@ def _parse_body(body: bytes) -> tuple[object, str | None, dict[int, object]]:
     bad = [key for key in reports if not QUESTION_ID.fullmatch(key)]
     if bad:
         raise SubmissionError(f"{bad[0][:40]!r} is not a question id.", 400)
-    return payload["idempotency_key"], token, {int(key): value for key, value in reports.items()}
+    reports = {int(key): value for key, value in reports.items()}
+    return payload["idempotency_key"], token, reports, payload["wording"]
 
 
 @csrf_exempt  # no cookie to protect; `_from_this_site` refuses other sites' requests
 @sensitive_variables()
 @require_POST
 def respond_submit(request: HttpRequest, public_id: str) -> JsonResponse:
-    """POST {"idempotency_key", "invitation", "reports"} as JSON from this site's own page
+    """POST {"idempotency_key", "invitation", "reports", "wording"} as JSON from this site's
+    own page (``wording``: the wording version the page showed, ``respond_context``)
     -> 201 {"ok": true, "received": reports as stored}; a replay of the same key -> 200 with
     the same body; from another site (or no telling) -> 403; anything else wrong -> 4xx
     {"ok": false, "error": "..."}. Nothing is stored unless the answer is 201, except after a
@@ -430,9 +436,15 @@ def respond_submit(request: HttpRequest, public_id: str) -> JsonResponse:
     if not declared.isdigit() or int(declared) > SUBMIT_MAX_BYTES:
         return _error(f"The request is larger than {SUBMIT_MAX_BYTES // 1024} KB.", 413)
     try:
-        key, token, reports = _parse_body(request.body)
+        key, token, reports, shown = _parse_body(request.body)
+        if shown is None:
+            raise SubmissionError(
+                _("“wording” must be the wording version the page showed: a whole number."),
+                400,
+            )
         submission, created = submission_create(
-            survey=survey, reports=reports, idempotency_key=key, invitation_token=token
+            survey=survey, reports=reports, idempotency_key=key, invitation_token=token,
+            wording=shown,
         )
     except SubmissionError as error:
         return _error(error.message, error.status)

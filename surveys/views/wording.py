@@ -164,6 +164,10 @@ def survey_wording_history(request: HttpRequest, pk: int) -> HttpResponse:
     """Every wording respondents saw, newest first, with what changed from the one before.
     Anyone who may read the survey's results may read it."""
     survey = get_survey(request, pk, "view", staff_may_view=True)
-    context = {"survey": survey, "entries": revisions.history(survey)}
+    context = {
+        "survey": survey,
+        "entries": revisions.history(survey),
+        "questions": [] if survey.is_draft else list(survey.questions.order_by("order", "pk")),
+    }
     return render(request, "surveys/wording_history.html", context)
 

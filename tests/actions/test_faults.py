@@ -127,7 +127,8 @@ def post_json(url: str, path: str, body: dict) -> tuple[int, http.client.HTTPMes
     ids=["postgresql", "sqlite"],
 )
 def test_it_answers_503_with_a_clear_message_when_the_database_is_unreachable(database_url):
-    body = {"idempotency_key": "unreachable-1", "invitation": None, "reports": {"1": 0}}
+    body = {"idempotency_key": "unreachable-1", "invitation": None, "wording": 0,
+            "reports": {"1": 0}}
     with gunicorn_server(database_url, workers=1) as server:
         status, headers, answer = post_json(server.url, "/s/some-survey/submit/", body)
         assert (status, json.loads(answer)) == (503, UNAVAILABLE)
@@ -190,7 +191,7 @@ def test_it_answers_503_and_rolls_everything_back_when_the_database_fails(
     client, survey, statement
 ):
     url = reverse("respond-submit", args=[survey.public_id])
-    body = {"idempotency_key": "fails-0123", "invitation": None,
+    body = {"idempotency_key": "fails-0123", "invitation": None, "wording": 0,
             "reports": {str(pk): report for pk, report in valid_reports(survey).items()}}
     with statements_failing(statement):
         response = client.post(url, body, content_type="application/json")
@@ -268,7 +269,7 @@ def test_it_answers_503_maybe_stored_when_the_database_is_lost_at_commit(
 ):
     url = reverse("respond-submit", args=[survey.public_id]) + f"?lang={language}"
     reports = {str(pk): report for pk, report in valid_reports(survey).items()}
-    body = {"idempotency_key": "commit-0123", "invitation": None, "reports": reports}
+    body = {"idempotency_key": "commit-0123", "invitation": None, "wording": 0, "reports": reports}
     with commit_failing(reached=reached):
         response = client.post(url, body, content_type="application/json")
     with translation.override(language):

@@ -291,9 +291,12 @@ def test_it_records_invitations_so_they_cannot_be_joined_to_reports():
 
 def test_it_keeps_no_identifying_or_timing_data_with_reports():
     assert {f.name for f in Submission._meta.get_fields()} == {
-        "id", "survey", "received_on", "idempotency_key", "reports"
+        "id", "survey", "received_on", "idempotency_key", "reports", "wording"
     }
     assert Submission._meta.get_field("received_on").get_internal_type() == "DateField"
+    # The wording version shown, a whole number the same for everyone who loaded the page
+    # between two corrections: never a time.
+    assert Submission._meta.get_field("wording").get_internal_type() == "PositiveIntegerField"
 
 
 def test_it_sees_the_tally_rows_of_a_survey_opened_after_it_was_refused(researcher, make_survey):

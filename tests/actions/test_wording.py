@@ -443,7 +443,7 @@ def test_the_metadata_export_names_every_wording(client, survey, researcher):
     client.force_login(researcher)
     metadata = client.get(reverse("export-metadata", args=[survey.pk])).json()
     assert metadata["wordings"] == [{
-        "from": survey.opened_at.isoformat(), "until": None, "responses": 0,
+        "from": survey.opened_at.isoformat(), "until": None, "responses": 0, "version": 0,
         "texts": revisions.snapshot(survey),
     }]
     correct(survey, {"title": "Habits (corrected)"}, researcher)
@@ -458,6 +458,9 @@ def test_the_metadata_export_names_every_wording(client, survey, researcher):
     assert (first["texts"]["title"], second["texts"]["title"]) == ("Habits", "Habits (corrected)")
     assert third["texts"]["translations"] == {"de": {"title": "Gewohnheiten"}}
     assert metadata["survey"]["title"] == "Habits (corrected)"
+    survey.refresh_from_db()
+    versions = [w["version"] for w in metadata["wordings"]]
+    assert versions == sorted(set(versions)) and versions[-1] == survey.wording_version
 
 
 def test_the_metadata_export_of_older_and_draft_surveys(client, survey, researcher, make_survey):
@@ -465,7 +468,7 @@ def test_the_metadata_export_of_older_and_draft_surveys(client, survey, research
     survey.revisions.all().delete()  # opened before revisions were kept: its wording now
     (only,) = client.get(reverse("export-metadata", args=[survey.pk])).json()["wordings"]
     assert only == {"from": survey.opened_at.isoformat(), "until": None, "responses": 0,
-                    "texts": revisions.snapshot(survey)}
+                    "version": survey.wording_version, "texts": revisions.snapshot(survey)}
     draft = make_survey(researcher)
     assert client.get(reverse("export-metadata", args=[draft.pk])).json()["wordings"] == []
 

@@ -76,7 +76,7 @@ def test_a_check_all_question_is_authored_answered_by_keyboard_and_its_shares_sh
               for ticks in ([0, 2], [])]
     mechanism = question.mechanism()
     for body in bodies:
-        assert set(body) == {"idempotency_key", "invitation", "reports"}
+        assert set(body) == {"idempotency_key", "invitation", "reports", "wording"}
         assert list(body["reports"]) == [str(question.pk)]
         report = body["reports"][str(question.pk)]
         assert isinstance(report, list) and len(report) == 2  # [option, ticked], never the set
@@ -215,7 +215,7 @@ def test_a_conditional_check_all_question_is_ticked_refused_or_not_asked_in_one_
     assert mechanism.k == len(OPTIONS) + 2
     shapes = set()
     for body in bodies.values():
-        assert set(body) == {"idempotency_key", "invitation", "reports"}
+        assert set(body) == {"idempotency_key", "invitation", "reports", "wording"}
         assert sorted(body["reports"]) == sorted([str(use.pk), str(follow_up.pk)])
         use.mechanism().validate_report(body["reports"][str(use.pk)])
         report = body["reports"][str(follow_up.pk)]

@@ -86,7 +86,7 @@ def test_a_number_question_is_authored_answered_by_keyboard_and_its_mean_shown(
     bodies = [answer_on_a_phone(browser, live_server, survey, age) for age in ("87", "23")]
     mechanism = number.mechanism()
     for body, age in zip(bodies, (87, 23), strict=True):
-        assert set(body) == {"idempotency_key", "invitation", "reports"}
+        assert set(body) == {"idempotency_key", "invitation", "reports", "wording"}
         assert sorted(body["reports"]) == sorted([str(yes_no.pk), str(number.pk)])
         report = body["reports"][str(number.pk)]
         assert isinstance(report, int) and 0 <= report < 64  # a cell, never the number

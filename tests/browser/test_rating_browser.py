@@ -53,7 +53,7 @@ def test_a_rating_scale_is_authored_answered_by_keyboard_and_its_mean_shown(
     respondent.wait_for_url("**/thanks/")
     phone.close()
 
-    assert set(body) == {"idempotency_key", "invitation", "reports"}
+    assert set(body) == {"idempotency_key", "invitation", "reports", "wording"}
     assert list(body["reports"]) == [str(scale.pk)]
     scale.mechanism().validate_report(body["reports"][str(scale.pk)])
     assert [r.post_data_json for r in requests if is_submit(r)] == [body]

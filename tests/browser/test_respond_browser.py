@@ -19,7 +19,7 @@ from tests.helpers import (
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("transactional_db")]
 
-BODY_KEYS = {"idempotency_key", "invitation", "reports"}
+BODY_KEYS = {"idempotency_key", "invitation", "reports", "wording"}
 
 
 @pytest.fixture

@@ -122,7 +122,8 @@ def test_the_browser_keeps_only_the_key_and_the_reports_it_sent(page, live_serve
     show("kept after sending (on the thank-you page)", after)
     assert list(after["localStorage"]) == [record_name(survey)]
     record = json.loads(after["localStorage"][record_name(survey)])
-    assert record == {"key": body["idempotency_key"], "reports": body["reports"], "confirmed": True}
+    assert record == {"key": body["idempotency_key"], "reports": body["reports"], "confirmed": True,
+                      "wording": body["wording"]}
     stored = Submission.objects.get()
     show("stored by the server", {"key": stored.idempotency_key, "reports": stored.reports})
     assert record["reports"] == stored.reports and record["key"] == stored.idempotency_key
@@ -336,7 +337,8 @@ def other_site(page_html: str) -> Iterator[str]:
 def test_another_site_cannot_post_to_the_endpoint(page, live_server, survey):
     url = live_server.url + reverse("respond-submit", args=[survey.public_id])
     reports = {str(pk): report for pk, report in valid_reports(survey).items()}
-    body = {"idempotency_key": "forged-key-0123", "invitation": None, "reports": reports}
+    body = {"idempotency_key": "forged-key-0123", "invitation": None, "wording": 0,
+            "reports": reports}
     # A text/plain form posts `name=value`: this name and value make the whole body JSON.
     prefix = json.dumps(body)[:-1] + ', "pad": "'
     attack = ATTACK_PAGE.format(url=url, prefix=prefix.replace("'", "&#39;"))

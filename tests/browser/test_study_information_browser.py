@@ -45,7 +45,7 @@ STUDY = {
     "study_contact": "exam-stress-study@example.org",
     "ethics_reference": "REC-2026-0415",
 }
-BODY_KEYS = {"idempotency_key", "invitation", "reports"}
+BODY_KEYS = {"idempotency_key", "invitation", "reports", "wording"}
 
 
 def informed(survey: Survey, *, consent: bool = True) -> Survey:

@@ -18,6 +18,7 @@ import {
   newIdempotencyKey,
   pageAfterSending,
   progressText,
+  recordBody,
   requestBody,
   retryDelay,
   retryingText,
@@ -95,25 +96,30 @@ test("a missing or corrupt record reads as nothing sent", () => {
   }
 });
 
-test("a record holds exactly the key, the reports sent and whether they were confirmed", () => {
+test("a record holds exactly the key, the reports sent, whether they were confirmed and the wording", () => {
   const storage = memoryStorage();
-  const record = { key: KEY, reports: { 11: 0, 13: [1, 0, 0, 1] }, confirmed: false };
+  const record = { key: KEY, reports: { 11: 0, 13: [1, 0, 0, 1] }, confirmed: false, wording: 2 };
   saveRecord(storage, "abc", { ...record, answers: { 11: 1 }, memo: { "11:1": 0 } });
   assert.deepEqual(JSON.parse(storage.getItem(NAME)), record);
-  assert.deepEqual(Object.keys(JSON.parse(storage.getItem(NAME))), ["key", "reports", "confirmed"]);
+  assert.deepEqual(Object.keys(JSON.parse(storage.getItem(NAME))),
+    ["key", "reports", "confirmed", "wording"]);
   assert.deepEqual(loadRecord(storage, "abc"), { record, earlierDraws: {} });
   saveRecord(storage, "abc", { ...record, confirmed: true });
   assert.equal(loadRecord(storage, "abc").record.confirmed, true);
   assert.deepEqual(loadRecord(storage, "other"), NOTHING);
   assert.equal(storedText({ key: KEY, reports: null, confirmed: true }),
-    JSON.stringify({ key: KEY, reports: null, confirmed: false }), "nothing sent, nothing confirmed");
+    JSON.stringify({ key: KEY, reports: null, confirmed: false, wording: null }),
+    "nothing sent, nothing confirmed");
+  for (const bad of [-1, 1.5, "2", true, null, undefined]) {
+    assert.equal(JSON.parse(storedText({ ...record, wording: bad })).wording, null, String(bad));
+  }
 });
 
 test("the stored text of a whole answering holds no true answer", () => {
   const storage = memoryStorage();
   const answers = { 11: 1, 12: 2, 13: 3 };
   const reports = drawReports(questions, answers, randomize);
-  const record = { key: newIdempotencyKey(), reports, confirmed: false };
+  const record = { key: newIdempotencyKey(), reports, confirmed: false, wording: 0 };
   saveRecord(storage, "abc", record);
   saveRecord(storage, "abc", { ...record, confirmed: true });
   const text = storageText(storage);
@@ -148,12 +154,13 @@ test("an older version's record is read as what it sent, its memo only for one d
   const sent = { key: KEY, memo: { "11:1": 0, "11:0": 1 }, sent: { reports: { 11: 0 } } };
   storage.setItem(NAME, JSON.stringify(sent));
   assert.deepEqual(loadRecord(storage, "abc"), {
-    record: { key: KEY, reports: { 11: 0 }, confirmed: true }, earlierDraws: {},
+    record: { key: KEY, reports: { 11: 0 }, confirmed: true, wording: null }, earlierDraws: {},
   });
   const tried = { key: KEY, memo: { "11:1": 0 }, sent: null };
   storage.setItem(NAME, JSON.stringify(tried));
   assert.deepEqual(loadRecord(storage, "abc"), {
-    record: { key: KEY, reports: null, confirmed: false }, earlierDraws: { "11:1": 0 },
+    record: { key: KEY, reports: null, confirmed: false, wording: null },
+    earlierDraws: { "11:1": 0 },
   });
 });
 
@@ -163,14 +170,14 @@ test("true answers an older version stored are erased, in every survey's record"
     { key: KEY, memo: { "11:1": 1, "12:2": 1, "11:0": 0 }, sent: { reports: { 11: 1, 12: 1 } } }));
   storage.setItem("private-surveys:two", JSON.stringify({ key: KEY, memo: { "11:1": 0 }, sent: null }));
   storage.setItem("private-surveys:three", JSON.stringify({ key: null, memo: { "11:1": 0 }, sent: null }));
-  const current = { key: KEY, reports: { 11: 0 }, confirmed: true };
+  const current = { key: KEY, reports: { 11: 0 }, confirmed: true, wording: 1 };
   saveRecord(storage, "four", current);
   storage.setItem("someone-else", JSON.stringify({ memo: "not ours" }));
   assert.equal(forgetTrueAnswers(storage), 3);
   assert.deepEqual(JSON.parse(storage.getItem("private-surveys:one")),
-    { key: KEY, reports: { 11: 1, 12: 1 }, confirmed: true });
+    { key: KEY, reports: { 11: 1, 12: 1 }, confirmed: true, wording: null });
   assert.deepEqual(JSON.parse(storage.getItem("private-surveys:two")),
-    { key: KEY, reports: null, confirmed: false });
+    { key: KEY, reports: null, confirmed: false, wording: null });
   assert.equal(storage.getItem("private-surveys:three"), null);
   assert.deepEqual(JSON.parse(storage.getItem("private-surveys:four")), current);
   assert.equal(storage.getItem("someone-else"), JSON.stringify({ memo: "not ours" }));
@@ -190,11 +197,38 @@ test("memory storage behaves like localStorage for the record", () => {
   assert.equal(storage.getItem("a"), null);
 });
 
-test("the request body holds only the key, the invitation and the reports", () => {
-  const body = requestBody("key-12345678", undefined, { 11: 0 });
-  assert.deepEqual(body, { idempotency_key: "key-12345678", invitation: null, reports: { 11: 0 } });
-  assert.deepEqual(Object.keys(requestBody("k", "tok", {})), ["idempotency_key", "invitation", "reports"]);
-  assert.equal(requestBody("k", "tok", {}).invitation, "tok");
+test("the request body holds only the key, the invitation, the reports and the wording", () => {
+  const body = requestBody("key-12345678", undefined, { 11: 0 }, 3);
+  assert.deepEqual(body,
+    { idempotency_key: "key-12345678", invitation: null, reports: { 11: 0 }, wording: 3 });
+  assert.deepEqual(Object.keys(requestBody("k", "tok", {}, 0)),
+    ["idempotency_key", "invitation", "reports", "wording"]);
+  assert.equal(requestBody("k", "tok", {}, 0).invitation, "tok");
+});
+
+test("every body has the same keys, whatever was answered, skipped or not asked", () => {
+  const record = { key: KEY, reports: { 11: 0 }, confirmed: false, wording: 1 };
+  const keys = new Set([
+    recordBody(record, null, 1), recordBody({ ...record, reports: { 11: 1, 12: 2 } }, "tok", 1),
+    recordBody({ ...record, wording: null }, null, 4),
+  ].map((body) => JSON.stringify(Object.keys(body))));
+  assert.equal(keys.size, 1);
+});
+
+test("a resend after a reload carries the wording the page showed when it drew the reports", () => {
+  const storage = memoryStorage();
+  const drawn = { key: KEY, reports: { 11: 1, 12: 0 }, confirmed: false, wording: 2 };
+  saveRecord(storage, "abc", drawn);
+  // The survey's wording was corrected meanwhile: the reloaded page shows version 3.
+  const { record } = loadRecord(storage, "abc");
+  const body = recordBody(record, null, 3);
+  assert.deepEqual(body, { idempotency_key: KEY, invitation: null, reports: { 11: 1, 12: 0 }, wording: 2 });
+  assert.deepEqual(body, recordBody(drawn, null, 2), "exactly the body first sent");
+  // A record an older version kept has no wording: the page's is sent.
+  storage.setItem(NAME, JSON.stringify({ key: KEY, reports: { 11: 1 }, confirmed: false }));
+  assert.equal(recordBody(loadRecord(storage, "abc").record, null, 3).wording, 3);
+  storage.setItem(NAME, JSON.stringify({ key: KEY, reports: { 11: 1 }, confirmed: false, wording: "2" }));
+  assert.equal(loadRecord(storage, "abc").record.wording, null, "a wording that is not one is dropped");
 });
 
 test("reports are checked against their encoding", () => {

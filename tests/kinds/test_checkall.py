@@ -145,7 +145,7 @@ def test_the_submission_endpoint_refuses_a_true_set(client, researcher):
     """A page that sent the ticked boxes themselves is refused with a clear 400, not a 500."""
     survey = checkall_survey(researcher)
     yes_no, checkall = survey.ordered_questions()
-    body = {"idempotency_key": "k" * 24, "invitation": None,
+    body = {"idempotency_key": "k" * 24, "invitation": None, "wording": 0,
             "reports": {str(yes_no.pk): 1, str(checkall.pk): [1, 0, 1, 1]}}
     response = client.post(reverse("respond-submit", args=[survey.public_id]),
                            json.dumps(body), content_type="application/json")

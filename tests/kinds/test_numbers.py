@@ -193,7 +193,7 @@ def test_a_bad_report_is_refused_and_nothing_stored(researcher, report):
 def test_the_submission_endpoint_refuses_a_true_number_out_of_the_grid(client, researcher):
     survey = number_survey(researcher)
     yes_no, number = survey.ordered_questions()
-    body = {"idempotency_key": "k" * 24, "invitation": None,
+    body = {"idempotency_key": "k" * 24, "invitation": None, "wording": 0,
             "reports": {str(yes_no.pk): 1, str(number.pk): 87}}
     response = client.post(reverse("respond-submit", args=[survey.public_id]),
                            json.dumps(body), content_type="application/json")

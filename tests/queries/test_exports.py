@@ -82,16 +82,17 @@ def test_it_streams_one_row_per_submission_with_a_header(client, researcher, mak
         f'attachment; filename="survey-{survey.pk}-reports.csv"'
     )
     header, *rows = list(csv.reader(io.StringIO(text)))
-    assert header == ["response", "q1", *(f"q2_{c}" for c in range(8))]
+    assert header == ["response", "q1", *(f"q2_{c}" for c in range(8)), "wording"]
     assert [row[0] for row in rows] == [str(i) for i in range(1, 8)]
-    assert all(len(row) == len(header) and set(row[1:]) <= {"0", "1"} for row in rows)
+    assert all(len(row) == len(header) and set(row[1:-1]) <= {"0", "1"} for row in rows)
+    assert {row[-1] for row in rows} <= {"", "0"}
 
 
 def test_it_exports_only_a_header_before_any_response(client, researcher, make_survey):
     survey = make_survey(researcher)
     client.force_login(researcher)
     _, text = download(client, "export-reports-csv", survey)
-    assert text == "response,q1,q2\r\n"
+    assert text == "response,q1,q2,wording\r\n"
     _, estimates = download(client, "export-estimates-csv", survey)
     assert estimates == ",".join(ESTIMATE_COLUMNS) + "\r\n"
 

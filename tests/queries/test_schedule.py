@@ -44,7 +44,7 @@ def body(survey: Survey, n: int = 0) -> str:
     yes_no, categorical = questions(survey)
     return json.dumps({
         "idempotency_key": key(n),
-        "invitation": None,
+        "invitation": None, "wording": 0,
         "reports": {str(yes_no.pk): n % 2, str(categorical.pk): n % 3},
     })
 

@@ -49,6 +49,9 @@ def test_it_holds_the_csvs_numbers_with_labels(client, researcher, answered, ext
     read = pyreadstat.read_sav if extension == "sav" else pyreadstat.read_dta
     frame, meta = read(str(path))
     header, *rows = csv_rows(client, answered)
+    # The CSV's columns but its last, the wording version (blank where not recorded).
+    assert header[-1] == "wording"
+    header, rows = header[:-1], [row[:-1] for row in rows]
     assert list(frame.columns) == header
     assert frame.astype(int).astype(str).values.tolist() == rows
     labels = meta.column_names_to_labels

@@ -62,6 +62,9 @@ GET_MATRIX = {
     "question-breakdown": ("breakdown", RESULTS_PAGE),
     "question-breakdown-json": ("breakdown", RESULTS_PAGE),
     "question-breakdown-csv": ("breakdown", RESULTS_PAGE),
+    "question-by-wording": ("breakdown", RESULTS_PAGE),
+    "question-by-wording-json": ("breakdown", RESULTS_PAGE),
+    "question-by-wording-csv": ("breakdown", RESULTS_PAGE),
     "respond": ("public", PUBLIC_PAGE),
     "respond-thanks": ("public", PUBLIC_PAGE),
     "respond-invitation": ("invitation", PUBLIC_PAGE),
@@ -169,7 +172,7 @@ def test_it_refuses_submissions_from_other_sites(world):
     """The submission endpoint is exempt from Django's cookie-based CSRF check (respondents
     get no cookie) and refuses any request that is not from this site's own page instead."""
     client = Client(enforce_csrf_checks=True)
-    body = {"idempotency_key": "k" * 20, "invitation": None, "reports": {}}
+    body = {"idempotency_key": "k" * 20, "invitation": None, "wording": 0, "reports": {}}
     for headers in ({}, {"Origin": "https://evil.example"}, {"Sec-Fetch-Site": "cross-site"}):
         response = client.post(
             url("respond-submit", "public", world), body, content_type="application/json",

@@ -56,6 +56,8 @@ def endpoints(survey: Survey) -> dict[str, str]:
         "results.json": reverse("survey-results-json", args=[survey.pk]),
         "breakdown.json": reverse("question-breakdown-json", **breakdown) + by,
         "breakdown.csv": reverse("question-breakdown-csv", **breakdown) + by,
+        "by-wording.json": reverse("question-by-wording-json", **breakdown),
+        "by-wording.csv": reverse("question-by-wording-csv", **breakdown),
         "reports.csv": reverse("export-reports-csv", args=[survey.pk]),
         "reports.sav": reverse("export-reports-file", args=[survey.pk, "sav"]),
         "reports.dta": reverse("export-reports-file", args=[survey.pk, "dta"]),
@@ -67,7 +69,8 @@ def endpoints(survey: Survey) -> dict[str, str]:
 
 
 ENDPOINTS = [
-    "results.json", "breakdown.json", "breakdown.csv", "reports.csv", "reports.sav",
+    "results.json", "breakdown.json", "breakdown.csv", "by-wording.json", "by-wording.csv",
+    "reports.csv", "reports.sav",
     "reports.dta", "metadata.json", "estimates.csv", "estimates.py", "ldp.zip",
 ]
 

@@ -87,7 +87,7 @@ keys = st.from_regex(r"[A-Za-z0-9_-]{8,64}", fullmatch=True)
 
 
 def body(key: str, reports: dict, invitation: str | None = None) -> dict:
-    return {"idempotency_key": key, "invitation": invitation, "reports": reports}
+    return {"idempotency_key": key, "invitation": invitation, "wording": 0, "reports": reports}
 
 
 def submit_url(survey: Survey) -> str:

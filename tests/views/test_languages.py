@@ -163,7 +163,7 @@ def test_closed_survey_refusal_in_the_respondents_language(client, researcher, m
     reports = {str(q.pk): 0 for q in closed.ordered_questions()}
     response = client.post(
         reverse("respond-submit", args=[closed.public_id]),
-        data={"idempotency_key": "k" * 16, "invitation": None, "reports": reports},
+        data={"idempotency_key": "k" * 16, "invitation": None, "wording": 0, "reports": reports},
         content_type="application/json",
         HTTP_ACCEPT_LANGUAGE="es",
     )

@@ -69,7 +69,7 @@ def cached_keys() -> list[str]:
 
 def post_answers(client, survey, key: str):
     reports = {str(pk): report for pk, report in valid_reports(survey).items()}
-    body = {"idempotency_key": key, "invitation": None, "reports": reports}
+    body = {"idempotency_key": key, "invitation": None, "wording": 0, "reports": reports}
     url = reverse("respond-submit", args=[survey.public_id])
     return client.post(url, body, content_type="application/json")
 

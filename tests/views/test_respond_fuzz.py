@@ -43,7 +43,8 @@ def malformed_bodies(survey: Survey) -> st.SearchStrategy[bytes]:
              for q in questions}
 
     def with_report(pk: str, report: object) -> dict:
-        return {"idempotency_key": KEY, "invitation": None, "reports": valid | {pk: report}}
+        return {"idempotency_key": KEY, "invitation": None, "wording": 0,
+                "reports": valid | {pk: report}}
 
     def bad_report(question: Question) -> st.SearchStrategy[dict]:
         mechanism = question.mechanism()
@@ -58,7 +59,7 @@ def malformed_bodies(survey: Survey) -> st.SearchStrategy[bytes]:
                                                  for c in s))
     )
     base = st.fixed_dictionaries({"idempotency_key": good_keys, "invitation": st.none(),
-                                  "reports": st.just(valid)})
+                                  "reports": st.just(valid), "wording": st.just(0)})
     structural = st.one_of(
         json_values.filter(lambda v: not (isinstance(v, dict) and set(v) == BODY_KEYS)),
         base.flatmap(lambda b: st.sampled_from(sorted(BODY_KEYS)).map(
@@ -69,6 +70,9 @@ def malformed_bodies(survey: Survey) -> st.SearchStrategy[bytes]:
         # Unknown tokens are refused too (403): the survey has no invitations.
         st.builds(lambda b, token: b | {"invitation": token}, base,
                   json_values.filter(lambda v: v is not None)),
+        # The survey's wording version is 0: any other value is not one of its versions.
+        st.builds(lambda b, w: b | {"wording": w}, base,
+                  json_values.filter(lambda v: not (type(v) is int and v == 0))),
         st.builds(lambda b, r: b | {"reports": r}, base,
                   json_values.filter(lambda v: not isinstance(v, dict))),
         st.builds(lambda b, drop: b | {"reports": {k: v for k, v in valid.items() if k != drop}},

@@ -28,7 +28,7 @@ def body(survey: Survey, **changes) -> dict:
     yes_no, categorical = questions(survey)
     valid = {
         "idempotency_key": KEY,
-        "invitation": None,
+        "invitation": None, "wording": 0,
         "reports": {str(yes_no.pk): 1, str(categorical.pk): 2},
     }
     return valid | changes
@@ -295,7 +295,7 @@ def test_it_refuses_bodies_that_are_not_json(client, survey, raw):
 def test_it_refuses_a_question_answered_twice(client, survey):
     yes_no, categorical = questions(survey)
     raw = (
-        f'{{"idempotency_key": "{KEY}", "invitation": null, '
+        f'{{"idempotency_key": "{KEY}", "invitation": null, "wording": 0, '
         f'"reports": {{"{yes_no.pk}": 1, "{yes_no.pk}": 0, "{categorical.pk}": 2}}}}'
     )
     response = submit(client, survey, raw.encode())
@@ -476,7 +476,7 @@ def test_it_limits_submissions_per_client_with_a_clear_message(
     for i in range(3):
         body = {
             "idempotency_key": f"key-{i:08d}",
-            "invitation": None,
+            "invitation": None, "wording": 0,
             "reports": {str(yes_no.pk): 1, str(categorical.pk): 0},
         }
         statuses.append(client.post(url, body, content_type="application/json"))

@@ -33,7 +33,8 @@ def survey(researcher, make_survey) -> Survey:
 def body(survey: Survey, key: str = KEY) -> str:
     yes_no, categorical = questions(survey)
     reports = {str(yes_no.pk): 1, str(categorical.pk): 2}
-    return json.dumps({"idempotency_key": key, "invitation": None, "reports": reports})
+    return json.dumps({"idempotency_key": key, "invitation": None, "wording": 0,
+                       "reports": reports})
 
 
 def strict_client() -> Client:
@@ -214,7 +215,7 @@ def test_respondents_pages_set_no_cookie_even_to_a_browser_that_has_some(pages):
 
 def test_the_endpoint_sets_no_cookie_whatever_it_answers(survey, settings):
     yes_no, categorical = questions(survey)
-    changed = json.dumps({"idempotency_key": KEY, "invitation": None,
+    changed = json.dumps({"idempotency_key": KEY, "invitation": None, "wording": 0,
                           "reports": {str(yes_no.pk): 0, str(categorical.pk): 2}})
     answers = [
         post(survey, {"Origin": OWN_ORIGIN}),  # 201

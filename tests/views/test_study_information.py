@@ -159,7 +159,7 @@ def test_the_server_cannot_be_told_about_consent(client, researcher, make_survey
     """The body has the same three fields with or without consent: one more is refused."""
     survey = about(make_survey(researcher, status="open"), consent=True)
     yes_no, categorical = questions(survey)
-    body = {"idempotency_key": KEY, "invitation": None,
+    body = {"idempotency_key": KEY, "invitation": None, "wording": 0,
             "reports": {str(yes_no.pk): 1, str(categorical.pk): 2}}
     url = reverse("respond-submit", args=[survey.public_id])
     refused = client.post(url, json.dumps(body | {"consent": True}),
