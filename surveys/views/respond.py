@@ -381,12 +381,15 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
 def _parse_body(body: bytes) -> tuple[object, str | None, dict[int, object], object]:
     """(idempotency key, invitation token, question id -> report, wording version) from the
     JSON body, or a SubmissionError saying what is wrong with its shape. Reports and the
-    wording version are checked later (``submission_create``)."""
+    wording version are checked later (``submission_create``); the version is None (not
+    known) only in a body without it, from a page older than it."""
     try:
         payload = json.loads(body, object_pairs_hook=_unique_keys)
     except (ValueError, RecursionError):
         raise SubmissionError("The request body is not valid JSON.", 400) from None
-    if not isinstance(payload, dict) or set(payload) != BODY_KEYS:
+    # A page opened before the site kept wording versions sends none: its respondent's
+    # answers are still taken, with the version unknown (None).
+    if not isinstance(payload, dict) or set(payload) not in (BODY_KEYS, BODY_KEYS - {"wording"}):
         raise SubmissionError(
             "The body must be a JSON object with exactly the fields “idempotency_key”, "
             "“invitation”, “reports” and “wording”.",
@@ -401,7 +404,11 @@ def _parse_body(body: bytes) -> tuple[object, str | None, dict[int, object], obj
     if bad:
         raise SubmissionError(f"{bad[0][:40]!r} is not a question id.", 400)
     reports = {int(key): value for key, value in reports.items()}
-    return payload["idempotency_key"], token, reports, payload["wording"]
+    if "wording" in payload and payload["wording"] is None:
+        raise SubmissionError(
+            _("“wording” must be the wording version the page showed: a whole number."), 400
+        )
+    return payload["idempotency_key"], token, reports, payload.get("wording")
 
 
 @csrf_exempt  # no cookie to protect; `_from_this_site` refuses other sites' requests
@@ -437,11 +444,6 @@ def respond_submit(request: HttpRequest, public_id: str) -> JsonResponse:
         return _error(f"The request is larger than {SUBMIT_MAX_BYTES // 1024} KB.", 413)
     try:
         key, token, reports, shown = _parse_body(request.body)
-        if shown is None:
-            raise SubmissionError(
-                _("“wording” must be the wording version the page showed: a whole number."),
-                400,
-            )
         submission, created = submission_create(
             survey=survey, reports=reports, idempotency_key=key, invitation_token=token,
             wording=shown,

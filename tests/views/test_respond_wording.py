@@ -62,10 +62,15 @@ def test_it_refuses_a_bad_wording_and_stores_nothing(client, survey, wording):
     assert_nothing_stored(survey)
 
 
-def test_it_refuses_a_body_without_the_wording(client, survey):
+def test_a_page_opened_before_wordings_were_kept_still_gets_its_answers_taken(client, survey):
     data = body(survey)
     del data["wording"]
-    response = submit(client, survey, data)
+    assert submit(client, survey, data).status_code == 201
+    assert Submission.objects.get(survey=survey).wording is None
+
+
+def test_it_refuses_a_body_with_another_field(client, survey):
+    response = submit(client, survey, body(survey, when="2026-11-27T22:00"))
     assert response.status_code == 400
     assert "“wording”" in response.json()["error"]
     assert_nothing_stored(survey)
