@@ -289,7 +289,7 @@ def test_exports_carry_the_reports_their_labels_and_the_unbiased_values(client, 
     answer(survey, 40)
     client.force_login(researcher)
     reports = csv_rows(client.get(reverse("export-reports-csv", args=[survey.pk])))
-    assert list(reports[0]) == ["response", "q1", "q2"]
+    assert list(reports[0]) == ["response", "q1", "q2", "wording"]
     number = survey.ordered_questions()[1]
     assert [int(r["q2"]) for r in reports] == [s[str(number.pk)] for s in stored_reports(survey)]
     metadata = export_metadata(survey)["questions"][1]
