@@ -159,12 +159,14 @@ def test_true_answers_an_older_version_kept_are_erased(page, live_server, survey
     page.wait_for_selector("#already-answered", state="visible")
     now = {name: json.loads(text) for name, text in kept(page)["localStorage"].items()}
     show("kept after opening a survey page", now)
+    # Rewritten in this version's form: an older version kept no wording version (None).
     assert now == {
         record_name(survey): {"key": "old-key-0123456789", "confirmed": True,
-                              "reports": {yes_no: 0, unary: [0] * 12, grr: 1}},
-        record_name(other): {"key": "old-key-9876543210", "reports": None, "confirmed": False},
+                              "reports": {yes_no: 0, unary: [0] * 12, grr: 1}, "wording": None},
+        record_name(other): {"key": "old-key-9876543210", "reports": None, "confirmed": False,
+                             "wording": None},
         "private-surveys:elsewhere": {"key": "old-key-5555555555", "reports": old_sent,
-                                      "confirmed": True},
+                                      "confirmed": True, "wording": None},
     }
 
 
@@ -207,7 +209,8 @@ def test_a_retry_after_a_lost_response_sends_the_identical_body(page, live_serve
     pending = kept(page)["localStorage"]
     show("kept after the lost response", pending)
     assert json.loads(pending[record_name(survey)]) == {
-        "key": first["idempotency_key"], "reports": first["reports"], "confirmed": False}
+        "key": first["idempotency_key"], "reports": first["reports"], "confirmed": False,
+        "wording": first["wording"]}
     assert page.is_disabled(f"#answer-{questions(survey)[0].pk}-0")  # locked
     force_change(page, survey, [0, 5, 2])
     with page.expect_response(lambda r: is_submit(r.request)) as response:
