@@ -268,13 +268,17 @@ def pair_counts(
     rb = _support_matrix(mech_b, reports_b, "reports_b")
     if len(ra) != len(rb):
         raise ValueError(f"reports_a and reports_b differ in length ({len(ra)} and {len(rb)})")
+    return _count_pairs(ra, rb, _weights(weights, len(ra)), mech_a.tally_size, mech_b.tally_size)
+
+
+def _weights(weights: Any, rows: int) -> np.ndarray:
+    """How many respondents sent each of ``rows`` rows of reports: ``weights``, or 1 each."""
     if weights is None:
-        w = np.ones(len(ra), dtype=np.int64)
-    else:
-        w = _int_array("weights", weights, 1)
-        if w.size != len(ra):
-            raise ValueError(f"weights must have one entry per pair ({len(ra)}), got {w.size}")
-    return _count_pairs(ra, rb, w, mech_a.tally_size, mech_b.tally_size)
+        return np.ones(rows, dtype=np.int64)
+    w = _int_array("weights", weights, 1)
+    if w.size != rows:
+        raise ValueError(f"weights must have one entry per row of reports ({rows}), got {w.size}")
+    return w
 
 
 def _count_pairs(ra: np.ndarray, rb: np.ndarray, w: np.ndarray, k_a: int, k_b: int) -> PairCounts:

@@ -56,10 +56,10 @@ from .joint import (
     _breakdown,
     _count_pairs,
     _floats,
-    _int_array,
     _pseudo_inverse,
     _Side,
     _support_matrix,
+    _weights,
     _widen,
     breakdown,
     chi2_sf,
@@ -111,12 +111,7 @@ def triple_counts(
     rq = _support_matrix(mech_q, reports_q, "reports_q")
     if not len(rg) == len(rs) == len(rq):
         raise ValueError(f"reports differ in length ({len(rg)}, {len(rs)} and {len(rq)})")
-    if weights is None:
-        w = np.ones(len(rg), dtype=np.int64)
-    else:
-        w = _int_array("weights", weights, 1)
-        if w.size != len(rg):
-            raise ValueError(f"weights must have one entry per report ({len(rg)}), got {w.size}")
+    w = _weights(weights, len(rg))
     return _count_pairs(rg * mech_s.k + rs, rq, w, mech_g.k * mech_s.k, mech_q.tally_size)
 
 
