@@ -1,0 +1,503 @@
+# Redo a survey's estimates from its exported reports alone, in R.
+#
+# What this is. Every answer in the survey was randomized in the respondent's own browser
+# before it was sent (a coin, so to speak, decided whether to report the true answer or a
+# random one, with known probabilities). No single report can be trusted, but the known
+# probabilities let us estimate the true share of each answer among all respondents. This
+# script redoes every estimate and interval shown on the survey's results page, from the
+# randomized reports and the description of how they were randomized, with base R and the
+# jsonlite package only.
+#
+# How to run it. Download, from the survey's results page, into one folder: this script
+# (survey-N-estimates.R), the randomized reports (survey-N-reports.csv) and what their
+# columns mean (survey-N-metadata.json). Install R and jsonlite (Debian and Ubuntu:
+# sudo apt-get install r-base-core r-cran-jsonlite; elsewhere, in R:
+# install.packages("jsonlite")). Then, in that folder, run
+#
+#     Rscript survey-N-estimates.R
+#
+# It prints every question's estimates and writes survey-N-estimates-redone-R.csv: one row
+# per answer with the same numbers as the results page and its estimates file (estimate,
+# the 95% interval ci_low to ci_high, the unbiased estimate and its standard error), and
+# for a rating scale the mean score, for a check-all question the mean number of options
+# ticked and for a number question the mean number, each with its 95% interval. Its columns
+# are those of the Python script that the results page also offers, which gives the same
+# numbers. docs/ldp.md in the site's source says how each number is made; the functions
+# below follow it step by step.
+#
+# What it does not redo (it says so when it runs): for a question with extra answers
+# ("No answer", "Not asked"), the shares and the mean among those who answered; it does redo
+# every answer's share among all respondents, extra answers included.
+
+library(jsonlite)
+
+PREFIX <- "survey-0"  # the names of this survey's files (set in the copy the page hands out)
+
+COLUMNS <- c("question", "question_text", "answer_index", "answer", "n", "estimate",
+             "ci_low", "ci_high", "unbiased", "std_error", "mean", "mean_ci_low",
+             "mean_ci_high")
+
+CONFIDENCE <- 0.95
+ALPHA <- 1 - CONFIDENCE
+EXACT_BELOW_VARIANCE <- 100  # exact binomial p-values where n lam (1 - lam) is at most this
+
+clip <- function(x, low, high) pmin(pmax(x, low), high)
+
+
+# ---- How a question's reports were randomized -------------------------------------------
+#
+# A report "supports" answer c when it names c (yes/no, GRR) or has its bit c set (unary
+# encodings SUE and OUE). Answer c is supported with probability a[c] by respondents whose
+# true answer is c, and b[c] by everyone else; a_bar and b_bar are 1 - a and 1 - b, written
+# out so that a probability near 1 keeps its precision in its complement.
+
+randomization <- function(spec) {
+  name <- spec$mechanism
+  k <- spec$k
+  if (name == "rr") {  # Warner's randomized response: the truth with probability p = q
+    keep <- 1 / (1 + exp(-spec$epsilon)); flip <- 1 / (1 + exp(spec$epsilon))
+    p <- q <- keep; p_bar <- q_bar <- flip
+  } else if (name == "forced") {  # forced response: alpha truthful, else "yes" with beta
+    p <- spec$alpha + (1 - spec$alpha) * spec$beta; q <- 1 - (1 - spec$alpha) * spec$beta
+    p_bar <- (1 - spec$alpha) * (1 - spec$beta); q_bar <- (1 - spec$alpha) * spec$beta
+  } else if (name == "pq") {  # keep a true "yes" with p, a true "no" with q
+    p <- spec$p; q <- spec$q; p_bar <- 1 - p; q_bar <- 1 - q
+  } else if (name == "grr") {  # the true answer with p, each other one with q
+    denominator <- exp(spec$epsilon) + k - 1
+    p <- exp(spec$epsilon) / denominator; q <- 1 / denominator
+    p_bar <- (k - 1) / denominator; q_bar <- (exp(spec$epsilon) + k - 2) / denominator
+  } else if (name == "sue") {  # every answer's bit kept with p, flipped otherwise
+    p <- 1 / (1 + exp(-spec$epsilon / 2)); q <- 1 / (1 + exp(spec$epsilon / 2))
+    p_bar <- q; q_bar <- p
+  } else if (name == "oue") {  # the true answer's bit set with 1/2, the others' with q
+    p <- 0.5; q <- 1 / (exp(spec$epsilon) + 1); p_bar <- 0.5; q_bar <- 1 / (1 + exp(-spec$epsilon))
+  } else {
+    stop("unknown mechanism ", name)
+  }
+  if (spec$encoding == "bit") {  # answer 0 is "no", 1 is "yes"
+    list(k = 2, unary = FALSE, a = c(q, p), b = c(p_bar, q_bar), a_bar = c(q_bar, p_bar),
+         b_bar = c(p, q))
+  } else {
+    list(k = k, unary = spec$encoding == "unary", a = rep(p, k), b = rep(q, k),
+         a_bar = rep(p_bar, k), b_bar = rep(q_bar, k))
+  }
+}
+
+# The k x k matrix S[c, i] = P(a report supports c | true answer i).
+support_matrix <- function(m) {
+  S <- matrix(m$b, m$k, m$k)  # row c holds b[c] ...
+  diag(S) <- m$a              # ... but a[c] on the diagonal
+  S
+}
+
+
+# ---- Unbiased estimates and their standard errors -----------------------------------------
+#
+# E[C_c] = n (a_c f_c + b_c (1 - f_c)) for a true share f_c, whatever the other answers, so
+# f_c = (C_c / n - b_c) / (a_c - b_c) is exactly unbiased (it can leave [0, 1]).
+
+unbiased <- function(m, counts, n) (counts / n - m$b) / (m$a - m$b)
+
+std_errors <- function(m, counts, n) {
+  lam <- counts / n
+  sqrt(lam * (1 - lam) / n) / (m$a - m$b)
+}
+
+
+# ---- The headline: maximum-likelihood shares ----------------------------------------------
+#
+# The shares that make the reports likeliest, non-negative and summing to 1.
+
+# Yes/no and GRR (each report names one answer): closed form. f_c = max(C_c t - b_c / s_c, 0)
+# with s_c = a_c - b_c and t such that the shares sum to 1.
+mle_one_choice <- function(counts, b, slope) {
+  beta <- b / slope
+  tau <- ifelse(counts > 0, beta / counts, Inf)
+  by_tau <- order(tau)  # the answers kept are those with the smallest tau
+  total_c <- cumsum(counts[by_tau])
+  total_beta <- cumsum(beta[by_tau])
+  t <- (1 + total_beta) / total_c
+  kept <- max(sum(t > tau[by_tau]), 1)
+  f <- clip(counts * t[kept] - beta, 0, 1)
+  f / sum(f)
+}
+
+# Unary encodings (every bit seen: C_c reports with bit c set, D_c = n - C_c without): the
+# maximiser of sum_c C_c ln lam_c + D_c ln(1 - lam_c) on the simplex. For a multiplier mu,
+# each f_c(mu) maximises one term less mu f_c (a quadratic's root), and mu is the one that
+# makes the shares sum to 1, found by bisection (the sum falls as mu grows).
+mle_every_bit <- function(m, counts, n) {
+  c <- counts; d <- n - counts
+  slope <- m$a - m$b
+  shares_at <- function(mu) {
+    q <- mu / slope
+    s <- q + c + d
+    root <- sqrt(s * s - 4 * q * c)
+    lam <- ifelse(s > 0, 2 * c / (s + root), (s - root) / (2 * q))
+    lam <- ifelse(c + d > 0, lam, 0)
+    clip((lam - m$b) / slope, 0, 1)
+  }
+  low <- min(slope * (c / m$a - d / m$a_bar))
+  high <- max(slope * (c / m$b - d / m$b_bar))
+  for (step in 1:300) {
+    mu <- (low + high) / 2
+    if (mu <= low || mu >= high) break  # the bracket cannot shrink any more
+    if (sum(shares_at(mu)) > 1) low <- mu else high <- mu
+  }
+  f <- shares_at((low + high) / 2)
+  f / sum(f)
+}
+
+mle <- function(m, counts, n) {
+  if (m$unary) mle_every_bit(m, counts, n) else mle_one_choice(counts, m$b, m$a - m$b)
+}
+
+
+# ---- The 95% intervals (Feldman-Cousins) ---------------------------------------------------
+#
+# Each answer's interval comes from its own support count y of n reports, Binomial(n, lam)
+# with lam = b + (a - b) f and f in [0, 1]. A share f is accepted when the likelihood-ratio
+# test accepts y: P(R(Y) <= R(y)) > alpha, with R(t) = L_t(lam) / L_t(lam_hat(t)) and
+# lam_hat(t) = clip(t / n, b, a). That probability is an exact binomial sum where
+# n lam (1 - lam) <= 100, and its Gaussian limit above. The interval is the smallest range
+# holding every accepted f. Its upper end is searched from the maximum-likelihood f upwards;
+# its lower end is the upper end of the other reports' count, with f read as 1 - f.
+
+# lam and 1 - lam at share f, each written from the nearer end so that neither loses precision.
+rates <- function(f, e) {
+  near_a <- f > 0.5
+  list(lam = ifelse(near_a, e$a - e$slope * (1 - f), e$b + e$slope * f),
+       bar = ifelse(near_a, e$a_bar + e$slope * (1 - f), e$b_bar - e$slope * f))
+}
+
+# y ln lam + (n - y) ln(1 - lam), with 0 ln 0 = 0.
+log_likelihood <- function(y, n, lam, bar) {
+  ifelse(y > 0, y * log(lam), 0) + ifelse(y < n, (n - y) * log(bar), 0)
+}
+
+# ln L_t(lam_hat(t)): the log-likelihood of count t at its own best share in [0, 1].
+best_log_likelihood <- function(t, n, e) {
+  r <- rates(clip((t / n - e$b) / e$slope, 0, 1), e)
+  log_likelihood(t, n, r$lam, r$bar)
+}
+
+# P(Y <= y) + P(Y >= h) for Y ~ Binomial(n, lam), from the other reports' count when lam > 1/2.
+binomial_tails <- function(y, h, n, lam, bar) {
+  ifelse(lam > 0.5,
+         pbinom(n - y - 1, n, bar, lower.tail = FALSE) + pbinom(n - h, n, bar),
+         pbinom(y, n, lam) + pbinom(h - 1, n, lam, lower.tail = FALSE))
+}
+
+# The Gaussian limit of the p-value: Y ~ N(theta, 1) with theta = (lam - b) / sd restricted to
+# [0, width], width = (a - b) / sd, and -2 ln R(y) as the statistic.
+gaussian_p_value <- function(f, n, e, y, best_y) {
+  r <- rates(f, e)
+  statistic <- max(-2 * (log_likelihood(y, n, r$lam, r$bar) - best_y), 0)
+  sd <- sqrt(r$lam * r$bar / n)
+  theta <- e$slope * f / sd
+  width <- e$slope / sd
+  root <- sqrt(statistic)
+  upper <- if (theta + root <= width) theta + root
+           else if (width > theta) (statistic / (width - theta) + width + theta) / 2
+           else Inf
+  lower <- if (theta - root >= 0) theta - root
+           else if (theta > 0) (theta * theta - statistic) / (2 * theta)
+           else -Inf
+  pnorm(lower - theta) + pnorm(theta - upper)
+}
+
+# The upper end of the interval of count y (e: a, b, a_bar, b_bar, slope of one answer).
+upper_end <- function(y, n, e, alpha) {
+  best_y <- best_log_likelihood(y, n, e)
+  hat <- clip((y / n - e$b) / e$slope, 0, 1)
+  # Above the maximum-likelihood share, the counts t <= y are always at least as extreme as
+  # y, and a count t > y is until logit(lam) passes chord[t]; the p-value is then
+  # P(Y <= y) + P(Y >= h), h the first count t > y still in, and drops where one leaves.
+  t <- if (y < n) (y + 1):n else numeric(0)
+  gap <- t - y
+  chord <- (best_log_likelihood(t, n, e) - best_y) / gap
+  lam <- plogis(chord)
+  observed <- log_likelihood(y, n, lam, 1 - lam) - best_y
+  chord <- chord + 1e-9 * (1 + abs(observed)) / gap  # a tie counts as not more extreme
+  lam <- plogis(chord); bar <- plogis(-chord)
+  where <- ifelse(lam > 0.5, 1 - (e$a - lam) / e$slope, (lam - e$b) / e$slope)
+  # Counts so far above every possible rate that they never matter stay out.
+  visible <- t <= n * e$a + 10 * sqrt(max(n * e$a * e$a_bar, 1)) + 20
+  chord[!visible] <- Inf
+  jump <- visible & where > hat & where < 1 & n * lam * bar <= EXACT_BELOW_VARIANCE
+  left <- rep(0, length(t))  # the p-value just before each jump
+  left[jump] <- binomial_tails(y, t[jump], n, lam[jump], bar[jump])
+  breaks <- where[jump]
+  last <- c(where[jump][left[jump] > alpha], -Inf)
+  piece_at <- function(f) {  # whether the p-value is exact at f, and its h there
+    r <- rates(f, e)
+    gone <- sum(chord <= log(r$lam) - log(r$bar))
+    list(exact = n * r$lam * r$bar <= EXACT_BELOW_VARIANCE,
+         h = if (gone < length(t)) t[gone + 1] else n + 1)
+  }
+  p_value <- function(f, piece) {
+    if (!piece$exact) return(gaussian_p_value(f, n, e, y, best_y))
+    r <- rates(f, e)
+    binomial_tails(y, piece$h, n, r$lam, r$bar)
+  }
+  # Where n lam (1 - lam) crosses 100 the p-value switches between exact and Gaussian.
+  if (n > 4 * EXACT_BELOW_VARIANCE) {
+    root <- sqrt(1 - 4 * EXACT_BELOW_VARIANCE / n)
+    for (rate in c((1 - root) / 2, (1 + root) / 2)) {
+      f <- if (rate > 0.5) 1 - (e$a - rate) / e$slope else (rate - e$b) / e$slope
+      if (!(f > hat && f < 1)) next
+      breaks <- c(breaks, f)
+      r <- rates(f, e)
+      if (log_likelihood(y, n, r$lam, r$bar) - best_y + log(2 * (1 + 1e-6)) > log(alpha)) {
+        piece <- list(exact = rate < 0.5, h = piece_at(f)$h)  # the piece just below f
+        if (p_value(f, piece) > alpha) last <- c(last, f)
+      }
+    }
+  }
+  # Beyond the last break point where the p-value still exceeds alpha, nothing is accepted
+  # past the next break; within that piece the p-value crosses alpha at most once.
+  start <- max(hat, last)
+  stop <- min(c(breaks[breaks > start], 1))
+  piece <- piece_at((start + stop) / 2)
+  if (!(p_value(start, piece) > alpha)) return(start)
+  if (p_value(stop, piece) > alpha) return(stop)
+  low <- start; high <- stop
+  while (high - low > 1e-13) {
+    middle <- (low + high) / 2
+    if (middle <= low || middle >= high) break
+    if (p_value(middle, piece) > alpha) low <- middle else high <- middle
+  }
+  low
+}
+
+intervals <- function(m, counts, n, alpha = ALPHA) {
+  low <- high <- numeric(m$k)
+  for (c in seq_len(m$k)) {
+    up <- list(a = m$a[c], b = m$b[c], a_bar = m$a_bar[c], b_bar = m$b_bar[c])
+    up$slope <- up$a - up$b
+    # The other reports' rate is 1 - lam = (1 - b) - (a - b) f: the same form in 1 - f.
+    down <- list(a = m$b_bar[c], b = m$a_bar[c], a_bar = m$b[c], b_bar = m$a[c])
+    down$slope <- down$a - down$b
+    high[c] <- upper_end(counts[c], n, up, alpha)
+    low[c] <- 1 - upper_end(n - counts[c], n, down, alpha)
+  }
+  list(low = low, high = high)
+}
+
+# Everything the results page shows for one answer of each category.
+estimate <- function(m, counts, n) {
+  headline <- mle(m, counts, n)
+  found <- intervals(m, counts, n)
+  list(headline = headline,
+       ci_low = pmin(found$low, headline),  # the interval always holds the headline
+       ci_high = pmax(found$high, headline),
+       unbiased = unbiased(m, counts, n),
+       std_error = std_errors(m, counts, n))
+}
+
+
+# ---- Rating scales: the mean score ---------------------------------------------------------
+#
+# The unbiased mean score sum_c s_c f_c (points s = 1..k) is the average of one value per
+# report; its interval is Student's t from that value's variance, clipped to [1, k].
+
+mean_score <- function(m, counts, n) {
+  k <- m$k
+  points <- seq_len(k)
+  S <- support_matrix(m)
+  u <- points / (m$a - m$b)
+  f <- unbiased(m, counts, n)
+  # Weights of the reports' law: the unbiased shares for one-answer reports, the
+  # maximum-likelihood shares for unary ones (whose bits do not show which came together).
+  weights <- if (m$unary) mle(m, counts, n) else f
+  uS <- as.vector(u %*% S)
+  noise <- if (m$unary) S - S * S else S
+  second_moment <- (if (m$unary) uS * uS else 0) + as.vector((u * u) %*% noise)
+  first <- sum(weights * uS)
+  second <- sum(weights * second_moment)
+  variance <- max(second - first^2, 0) * (if (n > 1) n / (n - 1) else Inf)
+  value <- sum(points * f)
+  std_error <- sqrt(variance / n)
+  half <- if (n > 1) qt(1 - ALPHA / 2, n - 1) * std_error else Inf
+  list(estimate = clip(value, 1, k), ci_low = clip(value - half, 1, k),
+       ci_high = clip(value + half, 1, k))
+}
+
+
+# ---- Check all that apply ---------------------------------------------------------------------
+#
+# Each respondent's browser picked one option at random and reported its box, ticked or not,
+# through Warner's randomized response. Option j's share is a yes/no estimate from the
+# reports about option j; the mean number of options ticked is k times the yes/no estimate
+# of the share of reported boxes ticked, from all reports.
+
+checkall_estimate <- function(spec, option, ticked, n) {
+  k <- spec$k
+  box <- randomization(list(mechanism = "rr", encoding = "bit", k = 2, epsilon = spec$epsilon))
+  shares <- list(headline = numeric(k), ci_low = numeric(k), ci_high = numeric(k),
+                 unbiased = numeric(k), std_error = numeric(k))
+  for (j in seq_len(k)) {
+    about <- sum(option == j - 1)
+    yes <- sum(option == j - 1 & ticked == 1)
+    if (about == 0) {  # no report was about this option: nothing is known
+      one <- list(headline = 0.5, ci_low = 0, ci_high = 1, unbiased = 0.5, std_error = 0.5)
+    } else {
+      found <- estimate(box, c(about - yes, yes), about)
+      one <- lapply(found, function(x) x[2])
+    }
+    for (key in names(shares)) shares[[key]][j] <- one[[key]]
+  }
+  ones <- sum(ticked)
+  all <- estimate(box, c(n - ones, ones), n)
+  shares$mean <- list(estimate = k * all$headline[2], ci_low = k * all$ci_low[2],
+                      ci_high = k * all$ci_high[2])
+  shares
+}
+
+
+# ---- Numbers ----------------------------------------------------------------------------------
+#
+# Each browser put the number on a grid over the range and reported one of 64 cells: one of a
+# window of `width` cells around its place with probability p, another otherwise. The
+# metadata's unbiased_values give each cell a value whose mean is the number: the mean is
+# their average over the reports, with Student's t interval clipped to the range. The shares
+# of the bins come from expectation-maximization with smoothing over the window's starts
+# (no intervals).
+
+number_mean <- function(spec, values, cells, n) {
+  x <- values[cells + 1]
+  average <- mean(x)
+  std_error <- if (n > 1) sd(x) / sqrt(n) else Inf
+  half <- if (n > 1) qt(1 - ALPHA / 2, n - 1) * std_error else Inf
+  list(estimate = clip(average, spec$low, spec$high),
+       ci_low = clip(average - half, spec$low, spec$high),
+       ci_high = clip(average + half, spec$low, spec$high))
+}
+
+number_bins <- function(spec, cells, n) {
+  grid <- spec$cells; width <- spec$width
+  extras <- if (is.null(spec$extras)) 0 else spec$extras
+  starts <- grid - width + 1
+  outputs <- grid + extras * width
+  # P(report cell c | window start s), then | extra answer e (a window after the grid).
+  inside <- width * exp(spec$epsilon) / (width * exp(spec$epsilon) + outputs - width)
+  first <- c(0:(starts - 1), grid + width * seq_len(extras) - width)
+  cell <- 0:(outputs - 1)
+  within <- outer(cell, first, function(c, s) c >= s & c < s + width)
+  M <- ifelse(within, inside / width, (1 - inside) / (outputs - width))
+  counts <- tabulate(cells + 1, outputs)
+  columns <- starts + extras
+  f <- rep(1 / columns, columns)
+  for (step in 1:5000) {  # EM, then smoothing of the starts' shares, until nothing moves
+    updated <- f * as.vector(t(M) %*% (counts / as.vector(M %*% f))) / n
+    s <- updated[1:starts]
+    padded <- c(s[1], s, s[starts])
+    smoothed <- c((padded[1:starts] + 2 * padded[2:(starts + 1)] + padded[3:(starts + 2)]) / 4,
+                  updated[-(1:starts)])
+    smoothed <- smoothed / sum(smoothed)
+    moved <- max(abs(smoothed - f))
+    f <- smoothed
+    if (moved < 1e-9) break
+  }
+  # Each start's share spread over the values that lead to it (a triangle one start wide on
+  # each side), summed within the bins.
+  h <- 1 / (starts - 1)
+  centres <- (0:(starts - 1)) * h
+  span <- spec$high - spec$low
+  cuts <- clip((c(spec$low, unlist(spec$edges), spec$high) - spec$low) / span, 0, 1)
+  z <- clip(outer(centres, cuts, function(centre, x) (x - centre) / h), -1, 1)
+  cdf <- ifelse(z < 0, (1 + z)^2 / 2, 1 - (1 - z)^2 / 2)
+  mass <- t(apply(cdf, 1, diff))
+  if (length(cuts) == 2) mass <- matrix(mass, ncol = 1)
+  weights <- mass / rowSums(mass)
+  c(as.vector(f[1:starts] %*% weights), f[-(1:starts)])
+}
+
+
+# ---- Every question -------------------------------------------------------------------------
+
+redo <- function(prefix) {
+  metadata <- fromJSON(paste0(prefix, "-metadata.json"), simplifyVector = FALSE)
+  reports <- read.csv(paste0(prefix, "-reports.csv"), check.names = FALSE,
+                      colClasses = "character", encoding = "UTF-8")
+  n <- nrow(reports)
+  rows <- list()
+  skipped <- character(0)
+  for (question in metadata$questions) {
+    spec <- question$mechanism
+    columns <- unlist(question$columns)
+    labels <- unlist(question$labels)
+    if (n == 0) {
+      cat(sprintf("%d. %s: no responses yet\n", question$position, question$text))
+      next
+    }
+    values <- lapply(columns, function(column) as.integer(reports[[column]]))
+    mean <- NULL
+    if (question$encoding == "sampled") {
+      found <- checkall_estimate(spec, values[[1]], values[[2]], n)
+      mean <- found$mean
+    } else if (question$encoding == "number") {
+      shares <- number_bins(spec, values[[1]], n)
+      none <- rep(NA, length(shares))
+      found <- list(headline = shares, ci_low = none, ci_high = none, unbiased = shares,
+                    std_error = none)
+      if ((if (is.null(spec$extras)) 0 else spec$extras) == 0) {
+        mean <- number_mean(spec, unlist(question$unbiased_values), values[[1]], n)
+      } else {
+        skipped <- c(skipped, sprintf("question %d: the mean among those who gave a number",
+                                      question$position))
+      }
+    } else {
+      m <- randomization(spec)
+      counts <- if (m$unary) sapply(values, sum) else tabulate(values[[1]] + 1, m$k)
+      found <- estimate(m, counts, n)
+      if (!is.null(question$scores)) mean <- mean_score(m, counts, n)
+    }
+    if (question$extra_answers > 0 && question$encoding != "number") {
+      skipped <- c(skipped, sprintf(
+        "question %d: the shares%s among those who answered", question$position,
+        if (is.null(mean)) "" else " and the mean"))
+      if (!is.null(mean)) mean <- NULL  # the page's mean is among those who answered
+    }
+    cat(sprintf("\n%d. %s (n = %d)\n", question$position, question$text, n))
+    for (index in seq_along(labels)) {
+      rows[[length(rows) + 1]] <- data.frame(
+        question = question$position, question_text = question$text,
+        answer_index = index - 1, answer = labels[index], n = n,
+        estimate = found$headline[index], ci_low = found$ci_low[index],
+        ci_high = found$ci_high[index], unbiased = found$unbiased[index],
+        std_error = found$std_error[index],
+        mean = if (is.null(mean)) NA else mean$estimate,
+        mean_ci_low = if (is.null(mean)) NA else mean$ci_low,
+        mean_ci_high = if (is.null(mean)) NA else mean$ci_high,
+        stringsAsFactors = FALSE)
+      if (is.na(found$ci_low[index])) {
+        cat(sprintf("  %s: %.1f%%\n", labels[index], 100 * found$headline[index]))
+      } else {
+        cat(sprintf("  %s: %.1f%% (95%% interval %.1f%% to %.1f%%)\n", labels[index],
+                    100 * found$headline[index], 100 * found$ci_low[index],
+                    100 * found$ci_high[index]))
+      }
+    }
+    if (!is.null(mean)) {
+      cat(sprintf("  mean: %.2f (95%% interval %.2f to %.2f)\n", mean$estimate,
+                  mean$ci_low, mean$ci_high))
+    }
+  }
+  table <- if (length(rows)) do.call(rbind, rows) else
+    as.data.frame(setNames(replicate(length(COLUMNS), character(0), simplify = FALSE), COLUMNS))
+  for (column in c("estimate", "ci_low", "ci_high", "unbiased", "std_error", "mean",
+                   "mean_ci_low", "mean_ci_high")) {
+    table[[column]] <- ifelse(is.na(table[[column]]), NA, sprintf("%.17g", table[[column]]))
+  }
+  output <- file.path(dirname(prefix), paste0(basename(prefix), "-estimates-redone-R.csv"))
+  write.csv(table[COLUMNS], output, row.names = FALSE, na = "", fileEncoding = "UTF-8")
+  if (length(skipped)) {
+    cat("\nNot redone by this script (see the results page):\n")
+    cat(paste0("  ", skipped, "\n"), sep = "")
+  }
+  invisible(table)
+}
+
+arguments <- commandArgs(trailingOnly = TRUE)
+redo(if (length(arguments) > 0) arguments[1] else PREFIX)
