@@ -130,6 +130,11 @@ urlpatterns = [
         results.export_redo_script,
         name="export-redo-script",
     ),
+    path(
+        "surveys/<int:pk>/export/estimates.R",
+        results.export_redo_r_script,
+        name="export-redo-r-script",
+    ),
     path("export/ldp.zip", results.export_library, name="export-library"),
     path(
         "surveys/<int:pk>/export/reports.<str:extension>",

@@ -133,6 +133,20 @@ def rscript() -> str:
     return found
 
 
+@pytest.fixture
+def rscript_jsonlite() -> str:
+    """Rscript, with R's jsonlite package (which the results page's R script reads the
+    metadata with)."""
+    found = shutil.which("Rscript")
+    has_jsonlite = found and subprocess.run(
+        [found, "-e", 'quit(status = !requireNamespace("jsonlite", quietly = TRUE))'],
+        capture_output=True,
+    ).returncode == 0
+    if not has_jsonlite:
+        lacking("R with jsonlite is needed: `sudo apt-get install r-base-core r-cran-jsonlite`")
+    return found
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database(request) -> Iterator[str]:
     """DATABASE_URL of a fresh database of each kind."""

@@ -93,6 +93,8 @@ def export_reports_file(request: HttpRequest, pk: int, extension: str) -> FileRe
 
 REDO_SCRIPT = Path(settings.BASE_DIR) / "docs" / "redo_estimates.py"
 """The script that redoes a survey's estimates from its exports, in Python."""
+REDO_R_SCRIPT = Path(settings.BASE_DIR) / "docs" / "redo_estimates.R"
+"""The same in R (base R and jsonlite), needing no library of ours."""
 LIBRARY = Path(ldp.__file__).parent
 """The estimation library, pure numpy and scipy, handed out as ldp.zip."""
 
@@ -108,6 +110,20 @@ def export_redo_script(request: HttpRequest, pk: int) -> HttpResponse:
     return HttpResponse(
         script, content_type="text/x-python; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="survey-{survey.pk}-estimates.py"'},
+    )
+
+
+@require_safe
+@token_or_login_required
+def export_redo_r_script(request: HttpRequest, pk: int) -> HttpResponse:
+    """The R script that redoes this survey's estimates from its reports and metadata."""
+    survey = get_survey(request, pk, "view", staff_may_view=True)
+    script = REDO_R_SCRIPT.read_text(encoding="utf-8").replace(
+        'PREFIX <- "survey-0"', f'PREFIX <- "survey-{survey.pk}"', 1
+    ).replace("survey-N", f"survey-{survey.pk}")
+    return HttpResponse(
+        script, content_type="text/plain; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="survey-{survey.pk}-estimates.R"'},
     )
 
 

@@ -258,3 +258,69 @@ def test_the_downloaded_python_script_redoes_every_estimate(
         shown = questions[position - 1][key]
         assert [float(row[k]) for k in ("mean", "mean_ci_low", "mean_ci_high")] == (
             pytest.approx([shown["estimate"], shown["ci_low"], shown["ci_high"]], abs=1e-12))
+
+
+def test_the_downloaded_r_script_redoes_every_estimate(
+    client, researcher, make_survey, tmp_path, rscript_jsonlite
+):
+    """The results page's R script, with the reports and the metadata in one folder, run
+    there with base R and jsonlite (nothing of the site's), gives every question's estimates
+    and intervals, the mean score, the mean count and a number's mean, as the estimates file
+    and the JSON show them, to 4 decimals: yes/no, GRR, OUE, a rating scale, a check-all
+    question and a number question."""
+    survey = make_survey(researcher, labels=("Never", "Once", "Often"), epsilons=(0.5, 0.5))
+    many = Question.objects.create(survey=survey, order=3, text="Which city?",
+                                   kind="categorical", epsilon=0.5)
+    scale = Question.objects.create(survey=survey, order=4, text="Scale?", kind="rating",
+                                    epsilon=0.5)
+    boxes = Question.objects.create(survey=survey, order=5, text="Which?", kind="checkall",
+                                    epsilon=0.5)
+    for question, labels in ((many, [f"City {i}" for i in range(8)]),
+                             (scale, RATING.scale_labels(5, "Low", "High")),
+                             (boxes, ["Tea", "Coffee", "Water"])):
+        for i, label in enumerate(labels):
+            Choice.objects.create(question=question, order=i, label=label)
+    Question.objects.create(survey=survey, order=6, text="Age?", kind="number",
+                            epsilon=0.5, number_min=18, number_max=99, number_bins="30, 45, 65")
+    open_survey(survey)
+    encodings = [q.mechanism().encoding for q in survey.ordered_questions()]
+    assert encodings == ["bit", "index", "unary", "index", "sampled", "number"]
+    truth = {"yesno": [0.2, 0.8], "categorical": [0.6, 0.3, 0.1], "rating":
+             [0.1, 0.2, 0.4, 0.2, 0.1], "checkall": [0.5, 0.9, 0.1],
+             "number": [0.1, 0.4, 0.3, 0.2]}
+    answers = {q.pk: truth[q.kind] for q in survey.ordered_questions()}
+    answers[many.pk] = [0.3, 0.2, 0.15, 0.1, 0.1, 0.1, 0.05, 0.0]
+    simulate_responses(survey, 300, answers, seed=4)
+    client.force_login(researcher)
+    prefix = f"survey-{survey.pk}"
+    for name, route in ((f"{prefix}-estimates.R", "export-redo-r-script"),
+                        (f"{prefix}-reports.csv", "export-reports-csv"),
+                        (f"{prefix}-metadata.json", "export-metadata")):
+        _, body = download(client, route, survey)
+        (tmp_path / name).write_text(body, encoding="utf-8")
+    script = (tmp_path / f"{prefix}-estimates.R").read_text(encoding="utf-8")
+    assert f'PREFIX <- "{prefix}"' in script and f"Rscript {prefix}-estimates.R" in script
+    run = subprocess.run([rscript_jsonlite, f"{prefix}-estimates.R"], cwd=tmp_path,
+                         capture_output=True, text=True, env={"PATH": os.environ["PATH"]})
+    assert run.returncode == 0, run.stderr
+    assert "Not redone" not in run.stdout  # every number of these questions is redone
+    with open(tmp_path / f"{prefix}-estimates-redone-R.csv", encoding="utf-8") as file:
+        redone = list(csv.DictReader(file))
+    _, text = download(client, "export-estimates-csv", survey)
+    site = list(csv.DictReader(io.StringIO(text)))
+    assert len(redone) == len(site) == 2 + 3 + 8 + 5 + 3 + 4
+    for mine, theirs in zip(redone, site, strict=True):
+        assert [mine[key] for key in ("question", "answer_index", "answer")] == [
+            theirs[key] for key in ("question", "answer_index", "answer")]
+        for key in ("estimate", "ci_low", "ci_high", "unbiased", "std_error"):
+            if theirs[key] == "":  # a number's bins have no interval
+                assert mine[key] == ""
+            else:
+                assert float(mine[key]) == pytest.approx(float(theirs[key]), abs=5e-5), key
+    questions = client.get(reverse("survey-results-json", args=[survey.pk])).json()["questions"]
+    for position, shown in ((4, questions[3]["mean_score"]), (5, questions[4]["mean_count"]),
+                            (6, questions[5]["number"]["mean"])):
+        for row in (r for r in redone if r["question"] == str(position)):
+            assert [float(row[k]) for k in ("mean", "mean_ci_low", "mean_ci_high")] == (
+                pytest.approx([shown["estimate"], shown["ci_low"], shown["ci_high"]], abs=5e-5))
+    assert all(row["mean"] == "" for row in redone if row["question"] in ("1", "2", "3"))

@@ -64,6 +64,7 @@ def endpoints(survey: Survey) -> dict[str, str]:
         "metadata.json": reverse("export-metadata", args=[survey.pk]),
         "estimates.csv": reverse("export-estimates-csv", args=[survey.pk]),
         "estimates.py": reverse("export-redo-script", args=[survey.pk]),
+        "estimates.R": reverse("export-redo-r-script", args=[survey.pk]),
         "ldp.zip": reverse("export-library"),
     }
 
@@ -71,7 +72,7 @@ def endpoints(survey: Survey) -> dict[str, str]:
 ENDPOINTS = [
     "results.json", "breakdown.json", "breakdown.csv", "by-wording.json", "by-wording.csv",
     "reports.csv", "reports.sav",
-    "reports.dta", "metadata.json", "estimates.csv", "estimates.py", "ldp.zip",
+    "reports.dta", "metadata.json", "estimates.csv", "estimates.py", "estimates.R", "ldp.zip",
 ]
 
 
