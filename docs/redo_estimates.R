@@ -20,14 +20,13 @@
 # per answer with the same numbers as the results page and its estimates file (estimate,
 # the 95% interval ci_low to ci_high, the unbiased estimate and its standard error), and
 # for a rating scale the mean score, for a check-all question the mean number of options
-# ticked and for a number question the mean number, each with its 95% interval. Its columns
-# are those of the Python script that the results page also offers, which gives the same
-# numbers. docs/ldp.md in the site's source says how each number is made; the functions
-# below follow it step by step.
-#
-# What it does not redo (it says so when it runs): for a question with extra answers
-# ("No answer", "Not asked"), the shares and the mean among those who answered; it does redo
-# every answer's share among all respondents, extra answers included.
+# ticked and for a number question the mean number, each with its 95% interval (where the
+# question has extra answers, "No answer" or "Not asked", the mean among those who answered,
+# as the results page shows it). Its columns are those of the Python script that the results
+# page also offers. For the questions with extra answers it also writes
+# survey-N-among-answered-redone-R.csv: each answer's share among those who answered, with its
+# 95% interval, and the share who answered. docs/ldp.md in the site's source says how each
+# number is made; the functions below follow it step by step.
 
 library(jsonlite)
 
@@ -36,6 +35,10 @@ PREFIX <- "survey-0"  # the names of this survey's files (set in the copy the pa
 COLUMNS <- c("question", "question_text", "answer_index", "answer", "n", "estimate",
              "ci_low", "ci_high", "unbiased", "std_error", "mean", "mean_ci_low",
              "mean_ci_high")
+AMONG_COLUMNS <- c("question", "question_text", "answer_index", "answer", "n", "answered",
+                   "estimate", "ci_low", "ci_high")
+FIGURES <- c("answered", "estimate", "ci_low", "ci_high", "unbiased", "std_error", "mean",
+             "mean_ci_low", "mean_ci_high")
 
 CONFIDENCE <- 0.95
 ALPHA <- 1 - CONFIDENCE
@@ -324,6 +327,114 @@ mean_score <- function(m, counts, n) {
 }
 
 
+# ---- Extra answers: shares and means among those who answered --------------------------------
+#
+# A question respondents may decline ("No answer") or that only some are asked ("Not asked")
+# has those as its last answers, randomized like the others. Among those who answered, answer
+# j's share is the ratio pi_j / D, D the share of the question's own answers, and a rating
+# scale's mean score a ratio too. The headline divides maximum-likelihood shares; the 95%
+# interval is Fieller's: every ratio t in [0, 1] that a test of N - t D = 0 accepts,
+#     n (N - t D)^2 <= z^2 V(t),
+# with V(t) the variance of N - t D, a polynomial in t of degree 3 at most.
+
+moment <- function(m, S, x, y) {  # E[(x . e)(y . e) | true answer i], for each i
+  if (m$unary) as.vector(x %*% S) * as.vector(y %*% S) + as.vector((x * y) %*% (S - S * S))
+  else as.vector((x * y) %*% S)
+}
+
+# Every t in [0, 1] accepted: the accepted points of a grid of 257 and of the estimate itself,
+# each end then refined by 40 halvings towards its rejected neighbour. variance: V(t)'s
+# coefficients c0 + c1 t + c2 t^2 + c3 t^3. NaN when nothing is accepted.
+score_interval <- function(estimate, scale, variance, n, z) {
+  if (scale <= 0) return(c(0, 1))  # the denominator is not estimated above 0
+  estimate <- clip(estimate, 0, scale)  # a ratio outside [0, 1] is tested as its nearer end
+  z2 <- z * z
+  p <- c(n * estimate^2 - z2 * variance[1], -2 * n * estimate * scale - z2 * variance[2],
+         n * scale^2 - z2 * variance[3], -z2 * variance[4])
+  rejected <- function(t) p[1] + t * (p[2] + t * (p[3] + t * p[4])) > 0
+  grid <- seq(0, 1, length.out = 257)
+  centre <- clip(estimate / scale, 0, 1)
+  accepted <- grid[!rejected(grid)]
+  low <- min(c(accepted, if (!rejected(centre)) centre, Inf))
+  high <- max(c(accepted, if (!rejected(centre)) centre, -Inf))
+  if (!is.finite(low)) return(c(NaN, NaN))
+  refine <- function(inside, outside) {
+    for (i in 1:40) {
+      middle <- (inside + outside) / 2
+      if (rejected(middle)) outside <- middle else inside <- middle
+    }
+    inside
+  }
+  below <- grid[clip(ceiling(low * 256) - 1, 0, 256) + 1]
+  above <- grid[clip(floor(high * 256) + 1, 0, 256) + 1]
+  c(if (low > 0) refine(low, below) else 0, if (high < 1) refine(high, above) else 1)
+}
+
+widen <- function(interval, headline) {  # the interval, widened to hold the headline
+  if (is.na(headline)) return(interval)
+  if (is.na(interval[1])) return(c(headline, headline))
+  c(min(interval[1], headline), max(interval[2], headline))
+}
+
+# The shares of the first `answers` answers among those who gave one of them, and with
+# `scored` their mean score (points 1..answers).
+among_answered <- function(m, counts, n, answers, scored) {
+  k <- m$k
+  own <- seq_len(k) <= answers
+  S <- support_matrix(m)
+  slope <- m$a - m$b
+  f <- unbiased(m, counts, n)
+  fitted <- mle(m, counts, n)
+  z <- qnorm(1 - ALPHA / 2)
+  denominator <- as.numeric(own)
+  u_d <- denominator / slope
+  total <- sum(denominator * f)
+  answered <- sum(denominator * fitted)
+  result <- list(answered = answered, estimate = numeric(answers),
+                 ci_low = numeric(answers), ci_high = numeric(answers))
+  # The variance when answer j's share among those who answered is t, the answered share and
+  # the extra answers keeping their fitted shares and the other answers their proportions
+  # (shares smoothed 1% towards even); a cubic in t, read off at four values of t.
+  base <- 0.99 * fitted + 0.01 / k
+  trials <- c(0, 1 / 3, 2 / 3, 1)
+  for (j in seq_len(answers)) {
+    u_j <- (seq_len(k) == j) / slope
+    others <- ifelse(own & seq_len(k) != j, base, 0)
+    values <- sapply(trials, function(t) {
+      pi <- ifelse(own, 0, base) + others * (1 - t) * sum(base[own]) / sum(others)
+      pi[j] <- t * sum(base[own])
+      u_t <- u_j - t * u_d
+      sum(moment(m, S, u_t, u_t) * pi)
+    })
+    variance <- solve(outer(trials, 0:3, `^`), values)
+    headline <- if (answered > 0) fitted[j] / answered else NaN
+    interval <- widen(score_interval(f[j], total, variance, n, z), headline)
+    result$estimate[j] <- headline
+    result$ci_low[j] <- interval[1]
+    result$ci_high[j] <- interval[2]
+  }
+  if (scored) {  # the mean score, on [0, 1] as (score - 1) / (answers - 1)
+    points <- ifelse(own, (seq_len(k) - 1) / (answers - 1), 0)
+    u_a <- points / slope
+    # The reports' own variance: the unbiased shares weigh their moments (times n / (n - 1))
+    # for one-answer reports; the maximum-likelihood shares for unary ones.
+    weights <- if (m$unary) fitted else f
+    scale <- if (m$unary) 1 else if (n > 1) n / (n - 1) else Inf
+    covariance <- function(x, y) {
+      mean_x <- sum(as.vector(x %*% S) * weights)
+      mean_y <- sum(as.vector(y %*% S) * weights)
+      (sum(moment(m, S, x, y) * weights) - mean_x * mean_y) * scale
+    }
+    variance <- c(covariance(u_a, u_a), -2 * covariance(u_a, u_d), covariance(u_d, u_d), 0)
+    headline <- if (answered > 0) sum(points * fitted) / answered else NaN
+    interval <- widen(score_interval(sum(points * f), total, variance, n, z), headline)
+    span <- answers - 1
+    result$mean <- list(estimate = 1 + span * headline, ci_low = 1 + span * interval[1],
+                        ci_high = 1 + span * interval[2])
+  }
+  result
+}
+
 # ---- Check all that apply ---------------------------------------------------------------------
 #
 # Each respondent's browser picked one option at random and reported its box, ticked or not,
@@ -355,6 +466,50 @@ checkall_estimate <- function(spec, option, ticked, n) {
 }
 
 
+# With extra boxes after the `options` options ("No answer", "Not asked", each ticked alone by
+# those who gave it): each option's share among those who answered, pi_j / D with
+# D = 1 - (the extra boxes' shares), and their mean number of options ticked, with Fieller's
+# interval (the numerator and the denominator rest on different reports).
+checkall_among <- function(spec, option, ticked, n, options) {
+  k <- spec$k
+  box <- randomization(list(mechanism = "rr", encoding = "bit", k = 2, epsilon = spec$epsilon))
+  p <- box$a[2]
+  about <- tabulate(option + 1, k)
+  yes <- tabulate(option[ticked == 1] + 1, k)
+  own <- seq_len(options)
+  n_a <- c(about[own], sum(about[own]))  # each option's reports, then all options' together
+  y_a <- c(yes[own], sum(yes[own]))
+  n_e <- about[-own]
+  y_e <- yes[-own]
+  known_e <- all(n_e > 0)
+  a <- 1 - p
+  c <- 2 * p - 1
+  f_a <- (y_a / pmax(n_a, 1) - a) / c  # Warner's unbiased shares
+  f_e <- ifelse(n_e > 0, (y_e / pmax(n_e, 1) - a) / c, 0)
+  fitted <- clip(1 - sum(clip(f_e, 0, 1)), 0, 1)
+  w_e <- a + c * clip(f_e, 0, 1)
+  d_variance <- sum(n * w_e * (1 - w_e) / (pmax(n_e, 1) * c * c))
+  b <- c * fitted
+  per_report <- n / (pmax(n_a, 1) * c * c)
+  total <- if (known_e) 1 - sum(f_e) else 0
+  z <- qnorm(1 - ALPHA / 2)
+  estimate <- low <- high <- numeric(options + 1)
+  for (j in seq_len(options + 1)) {
+    variance <- c(per_report[j] * a * (1 - a), per_report[j] * b * c,
+                  d_variance - per_report[j] * b * b, 0)
+    interval <- if (n_a[j] == 0) c(0, 1) else score_interval(f_a[j], total, variance, n, z)
+    headline <- if (known_e && fitted > 0 && n_a[j] > 0) clip(clip(f_a[j], 0, 1) / fitted, 0, 1)
+                else NaN
+    interval <- widen(interval, headline)
+    estimate[j] <- headline; low[j] <- interval[1]; high[j] <- interval[2]
+  }
+  last <- options + 1
+  list(answered = if (known_e) fitted else NaN, estimate = estimate[own], ci_low = low[own],
+       ci_high = high[own], mean = list(estimate = options * estimate[last],
+                                        ci_low = options * low[last],
+                                        ci_high = options * high[last]))
+}
+
 # ---- Numbers ----------------------------------------------------------------------------------
 #
 # Each browser put the number on a grid over the range and reported one of 64 cells: one of a
@@ -372,6 +527,26 @@ number_mean <- function(spec, values, cells, n) {
   list(estimate = clip(average, spec$low, spec$high),
        ci_low = clip(average - half, spec$low, spec$high),
        ci_high = clip(average + half, spec$low, spec$high))
+}
+
+# With extra answers, the mean among those who gave a number: the metadata's answered_values
+# give each cell a value whose mean is 1 for a number and 0 for an extra answer, and the mean
+# is sum(unbiased values) / sum(answered values), with Fieller's interval (Student's t).
+number_mean_among <- function(spec, values, answered_values, cells, n) {
+  span <- spec$high - spec$low
+  a <- answered_values[cells + 1]
+  v <- (values[cells + 1] - spec$low * a) / span  # positions on the range, 0 to 1
+  if (n < 2) return(list(estimate = NaN, ci_low = spec$low, ci_high = spec$high))
+  average <- mean(v)
+  share <- mean(a)
+  covariance <- function(x, y) sum((x - mean(x)) * (y - mean(y))) / (n - 1)
+  variance <- c(covariance(v, v), -2 * covariance(v, a), covariance(a, a), 0)
+  ratio <- if (share > 0) average / share else NaN
+  headline <- clip(ratio, 0, 1)
+  interval <- widen(score_interval(average, share, variance, n, qt(1 - ALPHA / 2, n - 1)),
+                    headline)
+  list(estimate = spec$low + span * headline, ci_low = spec$low + span * interval[1],
+       ci_high = spec$low + span * interval[2])
 }
 
 number_bins <- function(spec, cells, n) {
@@ -416,48 +591,57 @@ number_bins <- function(spec, cells, n) {
 
 # ---- Every question -------------------------------------------------------------------------
 
+number_text <- function(x) ifelse(is.na(x), NA, sprintf("%.17g", x))
+
 redo <- function(prefix) {
   metadata <- fromJSON(paste0(prefix, "-metadata.json"), simplifyVector = FALSE)
   reports <- read.csv(paste0(prefix, "-reports.csv"), check.names = FALSE,
                       colClasses = "character", encoding = "UTF-8")
   n <- nrow(reports)
   rows <- list()
-  skipped <- character(0)
+  among_rows <- list()
   for (question in metadata$questions) {
     spec <- question$mechanism
     columns <- unlist(question$columns)
     labels <- unlist(question$labels)
+    extras <- question$extra_answers
     if (n == 0) {
       cat(sprintf("%d. %s: no responses yet\n", question$position, question$text))
       next
     }
     values <- lapply(columns, function(column) as.integer(reports[[column]]))
     mean <- NULL
-    if (question$encoding == "sampled") {
+    among <- NULL
+    if (question$encoding == "sampled") {  # check all that apply
       found <- checkall_estimate(spec, values[[1]], values[[2]], n)
       mean <- found$mean
-    } else if (question$encoding == "number") {
+      if (extras > 0) {
+        among <- checkall_among(spec, values[[1]], values[[2]], n, spec$k - extras)
+        mean <- among$mean  # the mean number ticked among those who answered
+      }
+    } else if (question$encoding == "number") {  # a number: its mean; labels are its bins
       shares <- number_bins(spec, values[[1]], n)
+      # The metadata labels a number's bins only; its extra answers' shares follow them.
+      conditional <- !is.null(question$asked_if)
+      labels <- c(labels, c("No answer", "Not asked")[c(extras > conditional, conditional)])
       none <- rep(NA, length(shares))
       found <- list(headline = shares, ci_low = none, ci_high = none, unbiased = shares,
                     std_error = none)
-      if ((if (is.null(spec$extras)) 0 else spec$extras) == 0) {
-        mean <- number_mean(spec, unlist(question$unbiased_values), values[[1]], n)
-      } else {
-        skipped <- c(skipped, sprintf("question %d: the mean among those who gave a number",
-                                      question$position))
-      }
-    } else {
+      unbiased_values <- unlist(question$unbiased_values)
+      mean <- if (extras == 0) number_mean(spec, unbiased_values, values[[1]], n)
+              else number_mean_among(spec, unbiased_values, unlist(question$answered_values),
+                                     values[[1]], n)
+    } else {  # one answer (yes/no, multiple choice, rating scale)
       m <- randomization(spec)
       counts <- if (m$unary) sapply(values, sum) else tabulate(values[[1]] + 1, m$k)
       found <- estimate(m, counts, n)
-      if (!is.null(question$scores)) mean <- mean_score(m, counts, n)
-    }
-    if (question$extra_answers > 0 && question$encoding != "number") {
-      skipped <- c(skipped, sprintf(
-        "question %d: the shares%s among those who answered", question$position,
-        if (is.null(mean)) "" else " and the mean"))
-      if (!is.null(mean)) mean <- NULL  # the page's mean is among those who answered
+      scored <- !is.null(question$scores)  # a rating scale: points 1..k
+      if (extras > 0) {
+        among <- among_answered(m, counts, n, m$k - extras, scored)
+        mean <- among$mean  # the mean score among those who answered
+      } else if (scored) {
+        mean <- mean_score(m, counts, n)
+      }
     }
     cat(sprintf("\n%d. %s (n = %d)\n", question$position, question$text, n))
     for (index in seq_along(labels)) {
@@ -479,24 +663,38 @@ redo <- function(prefix) {
                     100 * found$ci_high[index]))
       }
     }
+    if (!is.null(among)) {
+      cat(sprintf("  among those who answered (%.1f%% of all):\n", 100 * among$answered))
+      for (index in seq_along(among$estimate)) {
+        among_rows[[length(among_rows) + 1]] <- data.frame(
+          question = question$position, question_text = question$text,
+          answer_index = index - 1, answer = labels[index], n = n,
+          answered = among$answered, estimate = among$estimate[index],
+          ci_low = among$ci_low[index], ci_high = among$ci_high[index],
+          stringsAsFactors = FALSE)
+        cat(sprintf("    %s: %.1f%% (95%% interval %.1f%% to %.1f%%)\n", labels[index],
+                    100 * among$estimate[index], 100 * among$ci_low[index],
+                    100 * among$ci_high[index]))
+      }
+    }
     if (!is.null(mean)) {
-      cat(sprintf("  mean: %.2f (95%% interval %.2f to %.2f)\n", mean$estimate,
+      cat(sprintf("  mean%s: %.2f (95%% interval %.2f to %.2f)\n",
+                  if (extras > 0) " among those who answered" else "", mean$estimate,
                   mean$ci_low, mean$ci_high))
     }
   }
+  write_rows(rows, COLUMNS, prefix, "-estimates-redone-R.csv")
+  write_rows(among_rows, AMONG_COLUMNS, prefix, "-among-answered-redone-R.csv")
+  invisible(rows)
+}
+
+# A CSV file of rows (data frames), with every figure to full precision; none: just the header.
+write_rows <- function(rows, columns, prefix, suffix) {
   table <- if (length(rows)) do.call(rbind, rows) else
-    as.data.frame(setNames(replicate(length(COLUMNS), character(0), simplify = FALSE), COLUMNS))
-  for (column in c("estimate", "ci_low", "ci_high", "unbiased", "std_error", "mean",
-                   "mean_ci_low", "mean_ci_high")) {
-    table[[column]] <- ifelse(is.na(table[[column]]), NA, sprintf("%.17g", table[[column]]))
-  }
-  output <- file.path(dirname(prefix), paste0(basename(prefix), "-estimates-redone-R.csv"))
-  write.csv(table[COLUMNS], output, row.names = FALSE, na = "", fileEncoding = "UTF-8")
-  if (length(skipped)) {
-    cat("\nNot redone by this script (see the results page):\n")
-    cat(paste0("  ", skipped, "\n"), sep = "")
-  }
-  invisible(table)
+    as.data.frame(setNames(replicate(length(columns), character(0), simplify = FALSE), columns))
+  for (column in intersect(names(table), FIGURES)) table[[column]] <- number_text(table[[column]])
+  output <- file.path(dirname(prefix), paste0(basename(prefix), suffix))
+  write.csv(table[columns], output, row.names = FALSE, na = "", fileEncoding = "UTF-8")
 }
 
 arguments <- commandArgs(trailingOnly = TRUE)
