@@ -401,10 +401,10 @@ among_answered <- function(m, counts, n, answers, scored) {
     u_j <- (seq_len(k) == j) / slope
     others <- ifelse(own & seq_len(k) != j, base, 0)
     values <- sapply(trials, function(t) {
-      pi <- ifelse(own, 0, base) + others * (1 - t) * sum(base[own]) / sum(others)
-      pi[j] <- t * sum(base[own])
+      shares <- ifelse(own, 0, base) + others * (1 - t) * sum(base[own]) / sum(others)
+      shares[j] <- t * sum(base[own])
       u_t <- u_j - t * u_d
-      sum(moment(m, S, u_t, u_t) * pi)
+      sum(moment(m, S, u_t, u_t) * shares)
     })
     variance <- solve(outer(trials, 0:3, `^`), values)
     headline <- if (answered > 0) fitted[j] / answered else NaN
@@ -684,7 +684,9 @@ redo <- function(prefix) {
     }
   }
   write_rows(rows, COLUMNS, prefix, "-estimates-redone-R.csv")
-  write_rows(among_rows, AMONG_COLUMNS, prefix, "-among-answered-redone-R.csv")
+  if (length(among_rows)) {  # only questions with extra answers have these
+    write_rows(among_rows, AMONG_COLUMNS, prefix, "-among-answered-redone-R.csv")
+  }
   invisible(rows)
 }
 
