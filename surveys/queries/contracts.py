@@ -247,6 +247,59 @@ class StratifiedResults(TypedDict):
     snapshot: str
 
 
+class RegressionCoefficient(TypedDict):
+    kind: str  # "answer" (a dummy against the reference answer) or "score" (per scale point)
+    label: str
+    index: int | None  # the answer of a dummy
+    log_odds: float | None
+    odds_ratio: float | None
+    ci_low: float | None  # None: unbounded on that side
+    ci_high: float | None
+    std_error: float | None
+
+
+class RegressionPrediction(TypedDict):
+    index: int
+    label: str
+    share: float | None  # predicted share answering Yes with the predictor set to this answer
+    ci_low: float | None
+    ci_high: float | None
+    group_share: float | None  # estimated share of respondents whose true answer it is
+
+
+class RegressionPredictor(TypedDict):
+    id: int
+    position: int
+    text: str
+    labels: list[str]
+    reference: str | None  # the answer the odds ratios compare with (None for a scale)
+    scored: bool
+    coefficients: list[RegressionCoefficient]
+    statistic: float | None  # likelihood-ratio test that all its coefficients are 0
+    df: int | None
+    p_value: float | None
+    evidence: bool
+    summary: str
+    predictions: list[RegressionPrediction]
+
+
+class RegressionOutcome(TypedDict):
+    id: int
+    position: int
+    text: str
+    labels: list[str]
+
+
+class RegressionResults(TypedDict):
+    survey: BreakdownSurvey
+    n: int
+    outcome: RegressionOutcome
+    answered: float | None  # estimated share who answered the outcome (not an extra answer)
+    predictors: list[RegressionPredictor]
+    method: Method
+    snapshot: str
+
+
 class MetadataSurvey(TypedDict):
     title: str
     status: str

@@ -17,6 +17,7 @@ little information yet.
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 from django import template
@@ -406,3 +407,80 @@ def _breakdown_forms(
                 {"survey_pk": survey_pk, "question": question, "questions": others},
             )
     return forms
+
+
+ODDS_LIMITS = (0.01, 100.0)
+"""The widest odds-ratio axis the regression chart draws; a whisker beyond it ends in an
+arrow (its interval goes on, or is unbounded)."""
+
+
+@register.inclusion_tag("surveys/results/odds_ratios.svg.html")
+def odds_ratio_chart(data: dict[str, Any]) -> dict[str, Any]:
+    """A regression's odds ratios (``regression_results``) on a logarithmic axis: per
+    coefficient its label, a dot at the estimate and its 95% interval's whisker, with the
+    line of no effect (1) marked; every figure in words in the description."""
+    rows = [
+        (predictor, coefficient)
+        for predictor in data["predictors"]
+        for coefficient in predictor["coefficients"]
+    ]
+    finite = [
+        value for _, c in rows for value in (c["ci_low"], c["ci_high"], c["odds_ratio"])
+        if value is not None and value > 0
+    ]
+    low = max(min([0.5, *finite]), ODDS_LIMITS[0])
+    high = min(max([2.0, *finite]), ODDS_LIMITS[1])
+    span = math.log(high) - math.log(low)
+
+    def x(value: float | None, unbounded: float) -> float:
+        value = unbounded if value is None or value <= 0 else min(max(value, low), high)
+        return PLOT_LEFT + (MEAN_PLOT_RIGHT - PLOT_LEFT) * (math.log(value) - math.log(low)) / span
+
+    drawn, sentences = [], []
+    for i, (predictor, c) in enumerate(rows):
+        top = HEADER_HEIGHT + i * ROW_HEIGHT
+        left, right = x(c["ci_low"], low), x(c["ci_high"], high)
+        arrows = "".join(
+            f"M{_number(end)} 24l{_number(-6 * side)} -5v10z"
+            for end, side, value, limit in ((left, -1, c["ci_low"], low),
+                                            (right, 1, c["ci_high"], high))
+            if value is None or (value - limit) * side >= 0
+        )
+        drawn.append({
+            "top": top,
+            "label": _truncated(f"{predictor['position']}. {c['label']}"),
+            "whisker": f"M{_number(left)} 24H{_number(right)}",
+            "arrows": arrows,
+            "dot": None if c["odds_ratio"] is None else _number(x(c["odds_ratio"], high)),
+        })
+        sentences.append(gettext("%(label)s: odds ratio %(estimate)s, 95%% interval %(low)s "
+                                 "to %(high)s.") % {
+            "label": f"{predictor['text']}, {c['label']}",
+            "estimate": odds_ratio(c["odds_ratio"]),
+            "low": odds_ratio(c["ci_low"]), "high": odds_ratio(c["ci_high"], unbounded="∞"),
+        })
+    ticks = [t for t in (0.01, 0.1, 0.25, 0.5, 1, 2, 4, 10, 100) if low <= t <= high]
+    axis_y = HEADER_HEIGHT + len(rows) * ROW_HEIGHT
+    return {
+        "chart_id": f"odds-{data['outcome']['position']}",
+        "width": CHART_WIDTH,
+        "height": axis_y + AXIS_HEIGHT,
+        "axis_y": axis_y,
+        "plot_left": PLOT_LEFT,
+        "plot_right": MEAN_PLOT_RIGHT,
+        "one": _number(x(1.0, 1.0)),
+        "ticks": [{"x": _number(x(t, t)), "text": odds_ratio(t)} for t in ticks],
+        "rows": drawn,
+        "title": gettext("Odds ratios of answering Yes to “%(text)s”, with 95%% intervals, "
+                         "on a logarithmic scale") % {"text": data["outcome"]["text"]},
+        "description": " ".join(sentences),
+    }
+
+
+@register.filter
+def odds_ratio(value: float | None, unbounded: str = "0") -> str:
+    """An odds ratio as the page writes it: two significant digits at least ("0.43",
+    "1.2", "12"); ``unbounded`` (an interval's open end) where it is None."""
+    if value is None:
+        return unbounded
+    return decimal(value, 2 if value < 1 else 1 if value < 10 else 0)
