@@ -31,6 +31,7 @@ logit scale with the observed information (numerical derivative of the exact gra
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -44,6 +45,9 @@ from ._words import gettext_noop
 MAX_PREDICTORS = 3
 MAX_CELLS = 1000
 """Most combinations of the predictors' answers a regression may have (the fit's size)."""
+
+DENSE_CELLS = 1024
+"""Up to this many combinations of reports, the table's matrix is kept whole (8 MB at most)."""
 
 ONE_HOT = ("bit", "index")
 """The encodings a question of a regression may have (one category per report)."""
@@ -154,6 +158,13 @@ class _Model:
         self.cells = math.prod(self.shape)
         self.extras = outcome.mechanism.k - 2
         self.matrices = [t.mechanism.matrix() for t in (outcome, *predictors)]
+        cells = math.prod(m.shape[0] for m in self.matrices)
+        # The whole table's matrix, where it is small: one product instead of one per axis
+        # (measured on a fit with three predictors, 80 cells, its intervals included: 2.05 s
+        # with one product per axis, 1.06 s with the whole matrix).
+        self.kronecker = (
+            functools.reduce(np.kron, self.matrices) if cells <= DENSE_CELLS else None
+        )
         self.counts = np.asarray(counts, dtype=float)
         self.n = float(self.counts.sum())
         blocks = [t.design() for t in predictors]
@@ -184,6 +195,10 @@ class _Model:
         return np.vstack([u[:, 0] * (1 - sigma), u[:, 0] * sigma, u[:, 1:].T])
 
     def _apply(self, tensor: np.ndarray, transpose: bool) -> np.ndarray:
+        """The questions' matrices (or their transposes) applied to a table, axis by axis."""
+        if self.kronecker is not None:
+            matrix = self.kronecker.T if transpose else self.kronecker
+            return (matrix @ tensor.ravel()).reshape(tensor.shape)
         for axis, matrix in enumerate(self.matrices):
             m = matrix.T if transpose else matrix
             tensor = np.moveaxis(np.tensordot(m, tensor, axes=(1, axis)), 0, axis)

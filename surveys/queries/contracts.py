@@ -1,8 +1,9 @@
 """The shapes of what the read side hands to pages, scripts and programs: the results JSON,
 the breakdown JSON (two-way and three-way), the regression JSON and the metadata export.
 Templates, the pages' scripts, the CSV columns and docs/results-api.md and docs/exports.md
-read these fields; a test checks that the docs name every one, and that the JSON has exactly them. Adding a
-field here is the one place to start (and a reason to bump ``results.RESULTS_VERSION``)."""
+read these fields; a test checks that the docs name every one, and that the JSON has exactly
+them. Adding a field here is the one place to start (and a reason to bump
+``results.RESULTS_VERSION``)."""
 
 from __future__ import annotations
 
