@@ -17,10 +17,11 @@ from django.core.cache import cache
 from django.db.models import Count
 from django.utils.translation import gettext
 
+from surveys.helpers import numbers
 from surveys.kinds.yesno import YES_NO
 from surveys.ldp import regression
 from surveys.models import Question, Survey
-from surveys.queries.breakdowns import SIGNIFICANCE, ReportOf, association_summary
+from surveys.queries.breakdowns import SIGNIFICANCE, ReportOf
 from surveys.queries.contracts import (
     RegressionCoefficient,
     RegressionPrediction,
@@ -169,7 +170,7 @@ def _computed(
             "df": test.df if test else None,
             "p_value": _number(p_value) if p_value is not None else None,
             "evidence": bool(p_value is not None and p_value < SIGNIFICANCE),
-            "summary": association_summary(p_value) if p_value is not None else "",
+            "summary": test_summary(p_value, outcome.text) if p_value is not None else "",
             "predictions": predictions(j),
         }
 
@@ -190,6 +191,21 @@ def _computed(
         },
         "snapshot": "",
     }
+
+
+def test_summary(p_value: float, outcome: str) -> str:
+    """A predictor's likelihood-ratio test in words."""
+    shown = {"p": numbers.p_value(p_value), "outcome": outcome}
+    if p_value < SIGNIFICANCE:
+        return gettext(
+            "Evidence that the share answering Yes to “%(outcome)s” differs between this "
+            "question's answers, the others held equal (%(p)s)."
+        ) % shown
+    return gettext(
+        "No evidence that the share answering Yes to “%(outcome)s” differs between this "
+        "question's answers, the others held equal (%(p)s). That is not proof that it is "
+        "the same: with more responses a difference may show."
+    ) % shown
 
 
 def _number(x: float) -> float | None:

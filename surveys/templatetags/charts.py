@@ -428,8 +428,8 @@ def odds_ratio_chart(data: dict[str, Any]) -> dict[str, Any]:
         value for _, c in rows for value in (c["ci_low"], c["ci_high"], c["odds_ratio"])
         if value is not None and value > 0
     ]
-    low = max(min([0.5, *finite]), ODDS_LIMITS[0])
-    high = min(max([2.0, *finite]), ODDS_LIMITS[1])
+    low = max(min([0.5, *finite]) / 1.25, ODDS_LIMITS[0])  # a margin beyond the ends
+    high = min(max([2.0, *finite]) * 1.25, ODDS_LIMITS[1])
     span = math.log(high) - math.log(low)
 
     def x(value: float | None, unbounded: float) -> float:
@@ -444,7 +444,7 @@ def odds_ratio_chart(data: dict[str, Any]) -> dict[str, Any]:
             f"M{_number(end)} 24l{_number(-6 * side)} -5v10z"
             for end, side, value, limit in ((left, -1, c["ci_low"], low),
                                             (right, 1, c["ci_high"], high))
-            if value is None or (value - limit) * side >= 0
+            if value is None or (value - limit) * side > 0  # beyond the axis, or unbounded
         )
         drawn.append({
             "top": top,
