@@ -252,17 +252,17 @@ class RegressionCoefficient(TypedDict):
     kind: str  # "answer" (a dummy against the reference answer) or "score" (per scale point)
     label: str
     index: int | None  # the answer of a dummy
-    log_odds: float | None
-    odds_ratio: float | None
+    estimate: float | None  # an odds ratio (logistic) or a difference of mean scores (linear)
     ci_low: float | None  # None: unbounded on that side
     ci_high: float | None
-    std_error: float | None
+    coefficient: float | None  # the model's own: log odds ratio, or the difference itself
+    std_error: float | None  # of the coefficient
 
 
 class RegressionPrediction(TypedDict):
     index: int
     label: str
-    share: float | None  # predicted share answering Yes with the predictor set to this answer
+    estimate: float | None  # predicted share of Yes, or mean score, if everyone gave it
     ci_low: float | None
     ci_high: float | None
     group_share: float | None  # estimated share of respondents whose true answer it is
@@ -294,6 +294,7 @@ class RegressionOutcome(TypedDict):
 class RegressionResults(TypedDict):
     survey: BreakdownSurvey
     n: int
+    model: str  # "logistic" (a yes/no question) or "linear" (a rating scale's score)
     outcome: RegressionOutcome
     answered: float | None  # estimated share who answered the outcome (not an extra answer)
     predictors: list[RegressionPredictor]

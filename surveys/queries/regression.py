@@ -1,5 +1,6 @@
-"""A yes/no question explained by up to three others: logistic regression where the outcome
-and the predictors are all randomized (mathematics in ``surveys.ldp.regression``).
+"""A yes/no question or a rating scale explained by up to three others: logistic regression
+of a yes/no question (``surveys.ldp.regression``) or linear regression of a rating score
+(``surveys.ldp.linear``), where the outcome and the predictors are all randomized.
 
 The database counts the submissions per combination of the questions' reports
 (``ReportOf``, one grouped statement: no submission's JSON is loaded in Python), and the
@@ -9,7 +10,7 @@ or a new wording makes a new key.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,7 @@ from django.utils.translation import gettext
 
 from surveys.helpers import numbers
 from surveys.kinds.yesno import YES_NO
-from surveys.ldp import regression
+from surveys.ldp import linear, regression
 from surveys.models import Question, Survey
 from surveys.queries.breakdowns import SIGNIFICANCE, ReportOf
 from surveys.queries.contracts import (
@@ -31,18 +32,23 @@ from surveys.queries.contracts import (
 from surveys.queries.results import CACHE_SECONDS, snapshot
 
 
-def term(question: Question, role: str = "predictor") -> regression.Term:
+def term(question: Question) -> regression.Term:
     """The question as a term of a regression: a rating scale as its score (points 1..m)."""
     mechanism = question.mechanism()
     answers = len(question.labels())
-    scored = role == "predictor" and question.question_kind.scored
+    scored = question.question_kind.scored
     return regression.Term(mechanism, answers, list(range(1, answers + 1)) if scored else None)
+
+
+def model(outcome: Question) -> str:
+    """"logistic" for a yes/no question, "linear" for a rating scale's score."""
+    return "logistic" if outcome.question_kind is YES_NO else "linear"
 
 
 def outcome_problem(outcome: Question) -> str | None:
     """Why this question cannot be explained by others, in a sentence, or None."""
-    if outcome.question_kind is not YES_NO:
-        return gettext("Only a yes/no question can be explained by others.")
+    if outcome.question_kind is not YES_NO and not outcome.question_kind.scored:
+        return gettext("Only a yes/no question or a rating scale can be explained by others.")
     return None
 
 
@@ -64,7 +70,8 @@ def problem(outcome: Question, predictors: Sequence[Question]) -> str | None:
                 "regression."
             ) % {"text": question.text}
     try:
-        regression.check_terms(term(outcome, "outcome"), [term(q) for q in predictors])
+        yes_no = regression.Term(outcome.mechanism(), 2)  # the checks of the predictors
+        regression.check_terms(yes_no, [term(q) for q in predictors])
     except ValueError:
         return gettext(
             "These questions have too many combinations of answers together (more than "
@@ -111,14 +118,14 @@ def _computed(
 ) -> RegressionResults:
     positions = {q.pk: position for position, q in enumerate(survey.ordered_questions(), 1)}
     n = int(counts.sum())
-    if n == 0:
-        fitted = None
-    else:
-        fitted = regression.fit(term(outcome, "outcome"), [term(q) for q in predictors], counts)
+    logistic = model(outcome) == "logistic"
+    fitted: regression.Regression | linear.LinearRegression | None = None
+    if n:
+        fit = regression.fit if logistic else linear.fit
+        fitted = fit(term(outcome), [term(q) for q in predictors], counts)
+    shown = np.exp if logistic else (lambda x: x)  # odds ratios; differences of scores
 
     def coefficients(j: int) -> list[RegressionCoefficient]:
-        if fitted is None:
-            return []
         labels = predictors[j].all_labels()
         return [
             {
@@ -128,36 +135,33 @@ def _computed(
                     else labels[c.category]
                 ),
                 "index": c.category if c.kind == "answer" else None,
-                "log_odds": _number(c.estimate),
-                "odds_ratio": _exp(c.estimate),
-                "ci_low": _exp(c.ci_low),
-                "ci_high": _exp(c.ci_high),
+                "estimate": _shown(shown, c.estimate),
+                "ci_low": _shown(shown, c.ci_low),
+                "ci_high": _shown(shown, c.ci_high),
+                "coefficient": _number(c.estimate),
                 "std_error": _number(c.std_error),
             }
-            for c in fitted.coefficients
+            for c in (fitted.coefficients if fitted else [])
             if c.predictor == j
         ]
 
     def predictions(j: int) -> list[RegressionPrediction]:
-        if fitted is None:
-            return []
         labels = predictors[j].all_labels()
         return [
             {
                 "index": p.category,
                 "label": labels[p.category],
-                "share": _number(p.share),
+                "estimate": _number(p.share),
                 "ci_low": _number(p.ci_low),
                 "ci_high": _number(p.ci_high),
                 "group_share": _number(p.group_share),
             }
-            for p in fitted.predictions
+            for p in (fitted.predictions if fitted else [])
             if p.predictor == j
         ]
 
     def predictor(j: int, question: Question) -> RegressionPredictor:
         test = fitted.tests[j] if fitted else None
-        p_value = test.p_value if test else None
         return {
             "id": question.pk,
             "position": positions[question.pk],
@@ -168,15 +172,17 @@ def _computed(
             "coefficients": coefficients(j),
             "statistic": _number(test.statistic) if test else None,
             "df": test.df if test else None,
-            "p_value": _number(p_value) if p_value is not None else None,
-            "evidence": bool(p_value is not None and p_value < SIGNIFICANCE),
-            "summary": test_summary(p_value, outcome.text) if p_value is not None else "",
+            "p_value": _number(test.p_value) if test else None,
+            "evidence": bool(test and test.p_value < SIGNIFICANCE),
+            "summary": test_summary(test.p_value, outcome.text, logistic) if test else "",
             "predictions": predictions(j),
         }
 
+    method = regression if logistic else linear
     return {
         "survey": {"id": survey.pk, "title": survey.title, "status": survey.status},
         "n": n,
+        "model": model(outcome),
         "outcome": {
             "id": outcome.pk,
             "position": positions[outcome.pk],
@@ -185,45 +191,50 @@ def _computed(
         },
         "answered": _number(fitted.answered) if fitted else None,
         "predictors": [predictor(j, q) for j, q in enumerate(predictors)],
-        "method": {
-            "name": gettext(regression.METHOD),
-            "description": gettext(regression.DESCRIPTION),
-        },
+        "method": {"name": gettext(method.METHOD), "description": gettext(method.DESCRIPTION)},
         "snapshot": "",
     }
 
 
-def test_summary(p_value: float, outcome: str) -> str:
-    """A predictor's likelihood-ratio test in words."""
+def test_summary(p_value: float, outcome: str, logistic: bool) -> str:
+    """A predictor's test in words."""
     shown = {"p": numbers.p_value(p_value), "outcome": outcome}
     if p_value < SIGNIFICANCE:
-        return gettext(
+        return (gettext(
             "Evidence that the share answering Yes to “%(outcome)s” differs between this "
             "question's answers, the others held equal (%(p)s)."
-        ) % shown
-    return gettext(
+        ) if logistic else gettext(
+            "Evidence that the mean score of “%(outcome)s” differs between this question's "
+            "answers, the others held equal (%(p)s)."
+        )) % shown
+    return (gettext(
         "No evidence that the share answering Yes to “%(outcome)s” differs between this "
         "question's answers, the others held equal (%(p)s). That is not proof that it is "
         "the same: with more responses a difference may show."
-    ) % shown
+    ) if logistic else gettext(
+        "No evidence that the mean score of “%(outcome)s” differs between this question's "
+        "answers, the others held equal (%(p)s). That is not proof that it is the same: "
+        "with more responses a difference may show."
+    )) % shown
 
 
 def _number(x: float) -> float | None:
     return float(x) if np.isfinite(x) else None
 
 
-def _exp(x: float) -> float | None:
-    """e^x, None where it is not finite (an interval unbounded on that side)."""
+def _shown(shown: Callable[[float], float], x: float) -> float | None:
+    """The coefficient as the page shows it (an odds ratio: e^x), None where it is not
+    finite (an interval unbounded on that side)."""
     with np.errstate(over="ignore"):
-        return _number(float(np.exp(x)))
+        return _number(float(shown(x)))
 
 
 def regression_rows(results: RegressionResults) -> Iterator[list[Any]]:
-    """The coefficients as CSV rows (header first), one per odds ratio."""
-    yield ["predictor_position", "predictor", "term", "answer_index", "odds_ratio", "ci_low",
-           "ci_high", "log_odds", "std_error", "p_value"]
+    """The coefficients as CSV rows (header first), one per odds ratio or difference."""
+    yield ["model", "predictor_position", "predictor", "term", "answer_index", "estimate",
+           "ci_low", "ci_high", "coefficient", "std_error", "p_value"]
     for predictor in results["predictors"]:
         for c in predictor["coefficients"]:
-            yield [predictor["position"], predictor["text"], c["kind"], c["index"],
-                   c["odds_ratio"], c["ci_low"], c["ci_high"], c["log_odds"], c["std_error"],
-                   predictor["p_value"]]
+            yield [results["model"], predictor["position"], predictor["text"], c["kind"],
+                   c["index"], c["estimate"], c["ci_low"], c["ci_high"], c["coefficient"],
+                   c["std_error"], predictor["p_value"]]

@@ -77,7 +77,9 @@ def question_regression(request: HttpRequest, pk: int, question: int) -> HttpRes
         return render(
             request, "surveys/regression.html", context | {"error": refusal.message}, status=400
         )
-    return render(request, "surveys/regression.html", context | {"data": data})
+    logistic = data["model"] == "logistic"  # odds ratios; otherwise differences of scores
+    return render(request, "surveys/regression.html", context | {"data": data,
+                                                                 "logistic": logistic})
 
 
 @require_safe

@@ -65,7 +65,7 @@ def test_a_researcher_fits_a_regression_by_keyboard(browser, live_server, survey
         page.get_by_role("button", name="Fit the regression").focus(timeout=WAIT)
         with page.expect_navigation(timeout=WAIT):
             page.keyboard.press("Enter")
-        page.wait_for_selector("#odds-caption", timeout=WAIT)
+        page.wait_for_selector("#coefficients-caption", timeout=WAIT)
         table = page.get_by_role("table", name="Odds ratio of answering Yes")
         assert table.locator("tbody tr").count() == 3  # two answers against "Never", campus
         chart = page.get_by_role("img", name="Odds ratios of answering Yes")

@@ -82,15 +82,16 @@ def test_the_odds_ratios_find_the_true_association_and_no_other(client, research
     logit = lambda p: math.log(p / (1 - p))  # noqa: E731
     truth = [logit(row[1]) - logit(BY_GROUP[0][1]) for row in BY_GROUP[1:]]
     for coefficient, true in zip(by_group["coefficients"], truth, strict=True):
-        assert abs(coefficient["log_odds"] - true) < 5 * coefficient["std_error"]
-        assert coefficient["ci_low"] < coefficient["odds_ratio"] < coefficient["ci_high"]
+        assert abs(coefficient["coefficient"] - true) < 5 * coefficient["std_error"]
+        assert coefficient["ci_low"] < coefficient["estimate"] < coefficient["ci_high"]
+        assert coefficient["estimate"] == pytest.approx(math.exp(coefficient["coefficient"]))
     assert by_group["p_value"] < 1e-6 and by_group["evidence"]
     (campus_effect,) = by_campus["coefficients"]
-    assert abs(campus_effect["log_odds"]) < 5 * campus_effect["std_error"]
+    assert abs(campus_effect["coefficient"]) < 5 * campus_effect["std_error"]
     # Predicted shares of Yes per group, the others held equal: near the true ones.
     for prediction, row in zip(by_group["predictions"], BY_GROUP, strict=True):
-        assert prediction["ci_low"] <= prediction["share"] <= prediction["ci_high"]
-        assert abs(prediction["share"] - row[1]) < 0.1
+        assert prediction["ci_low"] <= prediction["estimate"] <= prediction["ci_high"]
+        assert abs(prediction["estimate"] - row[1]) < 0.1
     assert abs(sum(p["group_share"] for p in by_group["predictions"]) - 1) < 1e-9
 
 
@@ -106,7 +107,7 @@ def test_the_page_shows_a_table_a_chart_and_a_test_per_question(client, research
     assert "(against “Never”)" in page
     response = client.get(url("question-regression-csv", survey, yes_no, groups, campus))
     rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
-    assert rows[0][:3] == ["predictor_position", "predictor", "term"]
+    assert rows[0][:4] == ["model", "predictor_position", "predictor", "term"]
     assert len(rows) == 1 + 2 + 1
 
 
@@ -116,6 +117,8 @@ def test_the_results_page_links_a_yes_no_question_to_its_regression(client, rese
     page = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
     assert reverse("question-regression", args=[survey.pk, yes_no.pk]) in page
     assert reverse("question-regression", args=[survey.pk, groups.pk]) not in page
+    stress = survey.ordered_questions()[3]
+    assert reverse("question-regression", args=[survey.pk, stress.pk]) in page
 
 
 def test_a_second_view_reads_the_cache_only(client, researcher, survey,
@@ -131,7 +134,7 @@ def test_a_second_view_reads_the_cache_only(client, researcher, survey,
 
 
 @pytest.mark.parametrize("choose, message", [
-    (lambda q: (q[1], q[0]), "Only a yes/no question can be explained by others."),
+    (lambda q: (q[1], q[0]), "Only a yes/no question or a rating scale can be explained"),
     (lambda q: (q[0], q[4]), "cannot group"),
     (lambda q: (q[0], q[0]), "A question cannot explain itself."),
     (lambda q: (q[0], q[1], q[2], q[3], q[2]), None),  # a repeat counts once: 3 questions
@@ -190,3 +193,23 @@ def test_without_a_choice_the_page_offers_the_questions_that_can_explain(
     assert f'value="{ticked.pk}"' not in text and f'value="{yes_no.pk}"' not in text
     page = client.get(reverse("question-regression", args=[survey.pk, groups.pk]))
     assert page.status_code == 400
+
+
+def test_a_rating_scale_is_explained_by_a_linear_regression(client, researcher, survey):
+    """Stress is drawn on its own: every difference in its mean score is truly 0."""
+    yes_no, groups, campus, stress, *_ = survey.ordered_questions()
+    client.force_login(researcher)
+    data = client.get(url("question-regression-json", survey, stress, groups, campus)).json()
+    assert_shape(data, contracts.RegressionResults)
+    assert data["model"] == "linear"
+    for predictor in data["predictors"]:
+        for coefficient in predictor["coefficients"]:
+            assert abs(coefficient["estimate"]) < 5 * coefficient["std_error"]
+            assert coefficient["estimate"] == coefficient["coefficient"]
+        for prediction in predictor["predictions"]:  # mean score 3 on points 1..5
+            assert abs(prediction["estimate"] - 3) < 0.5
+            assert prediction["ci_low"] < prediction["estimate"] < prediction["ci_high"]
+    page = client.get(url("question-regression", survey, stress, groups, campus))
+    text = page.content.decode()
+    assert page.status_code == 200 and "Differences in mean score" in text
+    assert "A Wald test of whether" in text
