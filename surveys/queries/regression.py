@@ -10,6 +10,7 @@ or a new wording makes a new key.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -69,10 +70,7 @@ def problem(outcome: Question, predictors: Sequence[Question]) -> str | None:
                 "answers is randomized on its own (unary encoding): it cannot take part in a "
                 "regression."
             ) % {"text": question.text}
-    try:
-        yes_no = regression.Term(outcome.mechanism(), 2)  # the checks of the predictors
-        regression.check_terms(yes_no, [term(q) for q in predictors])
-    except ValueError:
+    if math.prod(q.mechanism().k for q in predictors) > regression.MAX_CELLS:
         return gettext(
             "These questions have too many combinations of answers together (more than "
             "%(cells)d): choose fewer, or questions with fewer answers."
