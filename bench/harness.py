@@ -39,6 +39,9 @@ def measure_in_child(script: str, options: list[str], database_url: str) -> dict
         **os.environ,
         **SERVER_ENV,
         "ALLOWED_HOSTS": "testserver",
+        # One thread for numpy's linear algebra, as the site's settings give a server (they
+        # are read too late here: this script imports numpy before them).
+        "OPENBLAS_NUM_THREADS": "1",
         "DATABASE_URL": database_url,
         "DJANGO_SETTINGS_MODULE": os.getenv("DJANGO_SETTINGS_MODULE", "surveysite.settings"),
     }

@@ -11,6 +11,7 @@ from surveys.views import (
     distribution,
     invitations,
     pages,
+    regression,
     respond,
     results,
     sharing,
@@ -105,6 +106,21 @@ urlpatterns = [
         "surveys/<int:pk>/results/<int:question>/breakdown.csv",
         breakdowns.question_breakdown_csv,
         name="question-breakdown-csv",
+    ),
+    path(
+        "surveys/<int:pk>/results/<int:question>/regression/",
+        regression.question_regression,
+        name="question-regression",
+    ),
+    path(
+        "surveys/<int:pk>/results/<int:question>/regression.json",
+        regression.question_regression_json,
+        name="question-regression-json",
+    ),
+    path(
+        "surveys/<int:pk>/results/<int:question>/regression.csv",
+        regression.question_regression_csv,
+        name="question-regression-csv",
     ),
     path(
         "surveys/<int:pk>/results/<int:question>/by-wording/",

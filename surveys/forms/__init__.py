@@ -5,6 +5,7 @@ from surveys.forms.accounts import AccountForm
 from surveys.forms.breakdowns import BreakdownForm
 from surveys.forms.invitations import InvitationForm
 from surveys.forms.questions import QuestionForm
+from surveys.forms.regression import RegressionForm
 from surveys.forms.sharing import ShareChangeForm, ShareForm
 from surveys.forms.survey_files import SurveyFileForm
 from surveys.forms.surveys import ConfirmDeleteForm, SurveyForm
@@ -13,6 +14,7 @@ from surveys.forms.translations import TranslationForm
 
 __all__ = [
     "AccountForm", "ApiTokenForm", "BreakdownForm", "ConfirmDeleteForm", "InvitationForm",
-    "QuestionForm", "ShareChangeForm", "ShareForm", "SurveyFileForm", "SurveyForm",
+    "QuestionForm", "RegressionForm", "ShareChangeForm", "ShareForm", "SurveyFileForm",
+    "SurveyForm",
     "TranslationForm",
 ]

@@ -1,8 +1,9 @@
 """The shapes of what the read side hands to pages, scripts and programs: the results JSON,
-the breakdown JSON (two-way and three-way) and the metadata export. Templates, the pages'
-scripts, the CSV columns and docs/results-api.md and docs/exports.md read these fields; a
-test checks that the docs name every one, and that the JSON has exactly them. Adding a
-field here is the one place to start (and a reason to bump ``results.RESULTS_VERSION``)."""
+the breakdown JSON (two-way and three-way), the regression JSON and the metadata export.
+Templates, the pages' scripts, the CSV columns and docs/results-api.md and docs/exports.md
+read these fields; a test checks that the docs name every one, and that the JSON has exactly
+them. Adding a field here is the one place to start (and a reason to bump
+``results.RESULTS_VERSION``)."""
 
 from __future__ import annotations
 
@@ -244,6 +245,60 @@ class StratifiedResults(TypedDict):
     within: BreakdownQuestion
     strata: list[Stratum]
     methods: StratifiedMethods
+    snapshot: str
+
+
+class RegressionCoefficient(TypedDict):
+    kind: str  # "answer" (a dummy against the reference answer) or "score" (per scale point)
+    label: str
+    index: int | None  # the answer of a dummy
+    estimate: float | None  # an odds ratio (logistic) or a difference of mean scores (linear)
+    ci_low: float | None  # None: unbounded on that side
+    ci_high: float | None
+    coefficient: float | None  # the model's own: log odds ratio, or the difference itself
+    std_error: float | None  # of the coefficient
+
+
+class RegressionPrediction(TypedDict):
+    index: int
+    label: str
+    estimate: float | None  # predicted share of Yes, or mean score, if everyone gave it
+    ci_low: float | None
+    ci_high: float | None
+    group_share: float | None  # estimated share of respondents whose true answer it is
+
+
+class RegressionPredictor(TypedDict):
+    id: int
+    position: int
+    text: str
+    labels: list[str]
+    reference: str | None  # the answer the odds ratios compare with (None for a scale)
+    scored: bool
+    coefficients: list[RegressionCoefficient]
+    statistic: float | None  # likelihood-ratio test that all its coefficients are 0
+    df: int | None
+    p_value: float | None
+    evidence: bool
+    summary: str
+    predictions: list[RegressionPrediction]
+
+
+class RegressionOutcome(TypedDict):
+    id: int
+    position: int
+    text: str
+    labels: list[str]
+
+
+class RegressionResults(TypedDict):
+    survey: BreakdownSurvey
+    n: int
+    model: str  # "logistic" (a yes/no question) or "linear" (a rating scale's score)
+    outcome: RegressionOutcome
+    answered: float | None  # estimated share who answered the outcome (not an extra answer)
+    predictors: list[RegressionPredictor]
+    method: Method
     snapshot: str
 
 

@@ -17,13 +17,22 @@ little information yet.
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 from django import template
 from django.template.loader import render_to_string
 from django.utils.translation import get_language, gettext
 
-from surveys.helpers.numbers import UNKNOWN, amount, decimal, epsilon, percent, thousands
+from surveys.helpers.numbers import (
+    UNKNOWN,
+    amount,
+    decimal,
+    epsilon,
+    percent,
+    signed_score,
+    thousands,
+)
 from surveys.kinds import KINDS
 from surveys.models import Survey
 from surveys.queries.results import shows_truth
@@ -406,3 +415,101 @@ def _breakdown_forms(
                 {"survey_pk": survey_pk, "question": question, "questions": others},
             )
     return forms
+
+
+ODDS_LIMITS = (0.01, 100.0)
+"""The widest odds-ratio axis the regression chart draws; a whisker beyond it ends in an
+arrow (its interval goes on, or is unbounded)."""
+
+
+@register.inclusion_tag("surveys/results/coefficients.svg.html")
+def coefficient_chart(data: dict[str, Any]) -> dict[str, Any]:
+    """A regression's coefficients (``regression_results``): odds ratios on a logarithmic
+    axis (logistic) or differences of mean scores on a linear one (linear). Per coefficient
+    its label, a dot at the estimate and its 95% interval's whisker, with the line of no
+    effect (1 or 0) marked; every figure in words in the description."""
+    logistic = data["model"] == "logistic"
+    rows = [(p, c) for p in data["predictors"] for c in p["coefficients"]]
+    ends = [v for _, c in rows for v in (c["ci_low"], c["ci_high"], c["estimate"])
+            if v is not None]
+    if logistic:
+        low = max(min([0.5, *ends]) / 1.25, ODDS_LIMITS[0])  # a margin beyond the ends
+        high = min(max([2.0, *ends]) * 1.25, ODDS_LIMITS[1])
+        scale, none, written = math.log, 1.0, odds_ratio
+        ticks = [t for t in (0.01, 0.1, 0.25, 0.5, 1, 2, 4, 10, 100) if low <= t <= high]
+    else:
+        reach = max([0.5, *(abs(v) for v in ends)]) * 1.1
+        low, high = -reach, reach
+        scale, none, written = (lambda v: v), 0.0, signed_score
+        step = _tick_step(reach)
+        ticks = [i * step for i in range(-int(reach / step), int(reach / step) + 1)]
+
+    def x(value: float | None, unbounded: float) -> float:
+        value = unbounded if value is None else min(max(value, low), high)
+        share = (scale(value) - scale(low)) / (scale(high) - scale(low))
+        return PLOT_LEFT + (MEAN_PLOT_RIGHT - PLOT_LEFT) * share
+
+    drawn, sentences = [], []
+    for i, (predictor, c) in enumerate(rows):
+        left, right = x(c["ci_low"], low), x(c["ci_high"], high)
+        arrows = "".join(
+            f"M{_number(end)} 24l{_number(-6 * side)} -5v10z"
+            for end, side, value, limit in ((left, -1, c["ci_low"], low),
+                                            (right, 1, c["ci_high"], high))
+            if value is None or (value - limit) * side > 0  # beyond the axis, or unbounded
+        )
+        drawn.append({
+            "top": HEADER_HEIGHT + i * ROW_HEIGHT,
+            "label": _truncated(f"{predictor['position']}. {c['label']}"),
+            "whisker": f"M{_number(left)} 24H{_number(right)}",
+            "arrows": arrows,
+            "dot": None if c["estimate"] is None else _number(x(c["estimate"], high)),
+        })
+        words = {
+            "label": f"{predictor['text']}, {c['label']}", "estimate": written(c["estimate"]),
+            "low": written(c["ci_low"]) if c["ci_low"] is not None else "0",  # odds only
+            "high": written(c["ci_high"]) if c["ci_high"] is not None else "∞",
+        }
+        sentences.append((gettext(
+            "%(label)s: odds ratio %(estimate)s, 95%% interval %(low)s to %(high)s."
+        ) if logistic else gettext(
+            "%(label)s: difference %(estimate)s points, 95%% interval %(low)s to %(high)s."
+        )) % words)
+    axis_y = HEADER_HEIGHT + len(rows) * ROW_HEIGHT
+    outcome = data["outcome"]["text"]
+    return {
+        "chart_id": f"coefficients-{data['outcome']['position']}",
+        "width": CHART_WIDTH,
+        "height": axis_y + AXIS_HEIGHT,
+        "axis_y": axis_y,
+        "plot_left": PLOT_LEFT,
+        "plot_right": MEAN_PLOT_RIGHT,
+        "none": _number(x(none, none)),
+        "ticks": [{"x": _number(x(t, t)), "text": written(t)} for t in ticks],
+        "rows": drawn,
+        "title": (gettext(
+            "Odds ratios of answering Yes to “%(text)s”, with 95%% intervals, on a "
+            "logarithmic scale"
+        ) if logistic else gettext(
+            "Differences in the mean score of “%(text)s”, with 95%% intervals"
+        )) % {"text": outcome},
+        "description": " ".join(sentences),
+    }
+
+
+def _tick_step(reach: float) -> float:
+    """A round step giving two to five ticks on each side of 0 up to ``reach``."""
+    step = 10 ** math.floor(math.log10(reach))
+    for factor in (0.2, 0.5, 1.0):
+        if reach / (step * factor) <= 5:
+            return step * factor
+    return step
+
+
+@register.filter
+def odds_ratio(value: float | None) -> str:
+    """An odds ratio as the page writes it: two significant digits at least ("0.43",
+    "1.2", "12"); "∞" for an interval's open end (None)."""
+    if value is None:
+        return "∞"
+    return decimal(value, 2 if value < 1 else 1 if value < 10 else 0)

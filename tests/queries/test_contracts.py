@@ -25,6 +25,8 @@ DOCUMENTED_IN = {
         contracts.BreakdownMethods, contracts.MeanScore, contracts.QuestionMeanScore,
         contracts.Anchor, contracts.Among, contracts.AmongCategory, contracts.NumberResults,
         contracts.StratifiedResults, contracts.Stratum, contracts.StratifiedMethods,
+        contracts.RegressionResults, contracts.RegressionOutcome, contracts.RegressionPredictor,
+        contracts.RegressionCoefficient, contracts.RegressionPrediction,
     ],
     "exports.md": [contracts.Metadata, contracts.MetadataSurvey, contracts.QuestionMetadata],
 }
