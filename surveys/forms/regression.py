@@ -1,4 +1,4 @@
-"""The query of a regression page: which questions explain the yes/no question."""
+"""The query of a regression page: which questions explain the question."""
 
 from __future__ import annotations
 

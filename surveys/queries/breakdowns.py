@@ -477,6 +477,10 @@ def _stratified(
         group.mechanism(), stratum.mechanism(), question.mechanism(), counts
     )
     k_s = len(stratum.all_labels())
+    # A rating scale's mean score within each (group, stratum): the groups of the combined
+    # question, as in a two-way breakdown (none where the scale has extra answers).
+    scored = question.question_kind.scored and not question.extra_answers()
+    means = scores.group_means(found.combined, counts) if scored else None
     joint_cells = found.combined.joint
     joint_low, joint_high = found.combined.joint_ci_low, found.combined.joint_ci_high
     group_labels, answer_labels = group.all_labels(), question.all_labels()
@@ -505,7 +509,10 @@ def _stratified(
                     }
                     for a in range(len(answer_labels))
                 ],
-                "mean_score": None,
+                "mean_score": None if means is None else _mean(
+                    means.estimate[g * k_s + s], means.ci_low[g * k_s + s],
+                    means.ci_high[g * k_s + s],
+                ),
                 "mean": None,
             }
             for g in range(len(group_labels))

@@ -22,17 +22,11 @@ from surveys.models import Question, Survey
 from surveys.queries import breakdowns
 from surveys.queries.results import CACHE_SECONDS
 from surveys.views.access import get_survey, token_or_login_required
-from surveys.views.common import csv_response
+from surveys.views.common import Refused, csv_response
 
 DRAFT = gettext_lazy(
     "This survey is still a draft: breakdowns appear once it is open and has responses."
 )
-
-
-class Refused(Exception):
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 def _query(

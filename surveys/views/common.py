@@ -1,4 +1,4 @@
-"""What several pages share: a survey's link, and CSV downloads."""
+"""What several pages share: a survey's link, CSV downloads, and a query refused in words."""
 
 from __future__ import annotations
 
@@ -13,6 +13,15 @@ from surveys.models import Survey
 
 CSV_CHUNK = 64 * 1024
 """Characters of CSV sent at a time."""
+
+
+class Refused(Exception):
+    """A page's query that cannot be answered (a draft, questions that cannot go together):
+    ``message`` says why, for the page (400) or the JSON's ``error``."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 def survey_link(request: HttpRequest, survey: Survey) -> str:

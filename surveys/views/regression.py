@@ -1,10 +1,10 @@
-"""A yes/no question explained by up to three others (logistic regression): the page, its
-JSON and its CSV.
+"""A yes/no question or a rating scale explained by up to three others (logistic or linear
+regression): the page, its JSON and its CSV.
 
 Same access rule as breakdowns (whoever may view the survey, and staff who may view surveys;
-the JSON and the CSV also with an API token). A draft, a question that is not yes/no, or
-questions that cannot take part are refused with status 400 and a message, and nothing is
-computed.
+the JSON and the CSV also with an API token). A draft, a question that is neither yes/no nor
+a rating scale, or questions that cannot take part are refused with status 400 and a
+message, and nothing is computed.
 """
 
 from __future__ import annotations
@@ -21,18 +21,12 @@ from surveys.queries import regression
 from surveys.queries.contracts import RegressionResults
 from surveys.queries.results import CACHE_SECONDS
 from surveys.views.access import get_survey, token_or_login_required
-from surveys.views.common import csv_response
+from surveys.views.common import Refused, csv_response
 
 DRAFT = gettext_lazy(
     "This survey is still a draft: a regression can be fitted once it is open and has "
     "responses."
 )
-
-
-class Refused(Exception):
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 def _query(
@@ -80,9 +74,8 @@ def question_regression(request: HttpRequest, pk: int, question: int) -> HttpRes
         return render(
             request, "surveys/regression.html", context | {"error": refusal.message}, status=400
         )
-    logistic = data["model"] == "logistic"  # odds ratios; otherwise differences of scores
-    return render(request, "surveys/regression.html", context | {"data": data,
-                                                                 "logistic": logistic})
+    context |= {"data": data, "logistic": data["model"] == "logistic"}  # else: linear
+    return render(request, "surveys/regression.html", context)
 
 
 @require_safe

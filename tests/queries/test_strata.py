@@ -216,3 +216,42 @@ def test_no_responses_yet_says_so(client, researcher, make_survey, epsilon_limit
     assert all(s["association"]["p_value"] is None for s in data["strata"])
     assert np.all([a["share"] is None for s in data["strata"] for g in s["groups"]
                    for a in g["answers"]])
+
+
+def test_a_rating_scale_has_its_mean_score_in_each_group_within_each_stratum(
+    client, researcher, make_survey, epsilon_limits
+):
+    """Stress (5 points) higher among cheaters, drawn on its own of campus: within each
+    stratum each group's mean score is near its true mean (5 standard errors)."""
+    epsilon_limits(question=3.0, survey=9.0)
+    survey = make_survey(researcher, epsilons=(3.0, 3.0))
+    yes_no, _ = survey.ordered_questions()
+    campus = Question.objects.create(
+        survey=survey, order=3, text="Do you live on campus?", kind="yesno", epsilon=1.5
+    )
+    stress = Question.objects.create(
+        survey=survey, order=4, text="How stressed are you?", kind="rating", epsilon=1.5
+    )
+    for i, label in enumerate(("Not at all", "2", "3", "4", "Very")):
+        Choice.objects.create(question=stress, order=i, label=label)
+    open_survey(survey)
+    yes_no, groups, campus, stress = survey.ordered_questions()
+    by_cheating = [[0.4, 0.3, 0.2, 0.1, 0.0], [0.0, 0.1, 0.2, 0.3, 0.4]]  # means 2.0 and 4.0
+    simulate_responses(
+        survey, 6000, {yes_no.pk: [0.6, 0.4], groups.pk: GROUPS, campus.pk: CAMPUS}, seed=9,
+        given={stress.pk: {"question": yes_no.pk, "shares": by_cheating}},
+    )
+    survey.refresh_from_db()
+    client.force_login(researcher)
+    response = client.get(url("question-breakdown-json", survey, stress, by=yes_no.pk,
+                              within=campus.pk))
+    data = response.json()
+    assert_shape(data, contracts.StratifiedResults)
+    for stratum in data["strata"]:
+        for group, true_mean in zip(stratum["groups"], (2.0, 4.0), strict=True):
+            mean = group["mean_score"]
+            assert mean["ci_low"] <= mean["estimate"] <= mean["ci_high"]
+            half_width = (mean["ci_high"] - mean["ci_low"]) / 2
+            assert abs(mean["estimate"] - true_mean) < 5 * half_width / 1.96
+    page = client.get(url("question-breakdown", survey, stress, by=yes_no.pk, within=campus.pk))
+    assert page.content.decode().count("data-mean-score") == 4
