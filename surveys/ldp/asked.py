@@ -75,8 +75,7 @@ ASKED_DESCRIPTION: str = gettext_noop(
     "table of this question and the question it depends on, with “Not asked” exactly when "
     "that question's true answer is not the one it is asked under; the 95% interval is "
     "Fieller's interval for the ratio, from the unbiased estimate that uses both questions' "
-    "reports, with the variance taken at each candidate share. Questions whose reports are "
-    "not one answer each use the question's own reports instead."
+    "reports, with the variance taken at each candidate share."
 )
 
 _TRIALS = np.array([0.0, 1 / 3, 2 / 3, 1.0])
