@@ -3,7 +3,8 @@ the joint estimation behind breakdowns. No Django, nothing of the app.
 
 The public API is re-exported here (``from surveys import ldp``; ``ldp.grr(1.0, 5)``); the
 modules behind it are ``mechanisms`` and ``joint`` (``surveys.ldp.joint``; three-way
-breakdowns: ``surveys.ldp.strata``). The browser
+breakdowns: ``surveys.ldp.strata``; a conditional question with its condition:
+``surveys.ldp.asked``). The browser
 twin is ``static/surveys/ldp.js``; ``python -m surveys.ldp`` writes the shared test vectors.
 Imports inside the package are relative, so the folder can be copied and used on its own.
 """

@@ -392,8 +392,12 @@ def _unbiased(side_a: _Side, side_b: _Side, counts: PairCounts) -> np.ndarray:
     return side_a.inverse @ (counts.joint / counts.n) @ side_b.inverse.T
 
 
-def _fit(side_a: _Side, side_b: _Side, counts: PairCounts) -> np.ndarray:
-    """Maximum (composite) likelihood joint on the simplex.
+def _fit(
+    side_a: _Side, side_b: _Side, counts: PairCounts, allowed: np.ndarray | None = None
+) -> np.ndarray:
+    """Maximum (composite) likelihood joint on the simplex; with ``allowed`` (a boolean
+    (k_a, k_b) array), on the face of the simplex where every other cell is 0 (structural
+    zeros, ``surveys.ldp.asked``).
 
     With T the table of observed outcome pairs (``_Side.extract``: the report-pair table for
     one-hot x one-hot; for a unary question each of its bits seen as 1 and as 0) and O_A, O_B
@@ -407,7 +411,10 @@ def _fit(side_a: _Side, side_b: _Side, counts: PairCounts) -> np.ndarray:
     positive, kept if it does not lower l, else plain EM). l is concave, so
     l(Pi*) <= l(Pi) + <G, Pi* - Pi> <= l(Pi) + max(G) - sum(T): iteration stops once that
     bound is below ``FIT_TOLERANCE``, or after ``FIT_MAX_ROUNDS``. Never builds
-    (k_a k_b)^2 matrices: a step costs a few products of the k x k matrices."""
+    (k_a k_b)^2 matrices: a step costs a few products of the k x k matrices. EM and SQUAREM
+    keep a cell that starts at 0 at 0, so the structural zeros start and stay at 0, and the
+    bound then takes the gradient's largest entry over the allowed cells only."""
+    mask = np.ones(counts.joint.shape, dtype=bool) if allowed is None else allowed
     augmented = np.block(
         [[counts.joint, counts.a[:, None]], [counts.b[None, :], np.array([[counts.n]])]]
     ).astype(float)
@@ -419,7 +426,7 @@ def _fit(side_a: _Side, side_b: _Side, counts: PairCounts) -> np.ndarray:
         """(EM step from pi, the gap bound at pi, P at pi)."""
         fitted = o_a @ pi @ o_b.T
         gradient = o_a.T @ (table / fitted) @ o_b
-        return pi * gradient / total, float(gradient.max() - total), fitted
+        return pi * gradient / total, float(gradient[mask].max() - total), fitted
 
     def log_likelihood(fitted: np.ndarray) -> float:
         return float(np.sum(table * np.log(fitted)))
@@ -430,7 +437,12 @@ def _fit(side_a: _Side, side_b: _Side, counts: PairCounts) -> np.ndarray:
         ldp.project_simplex(side.unbiased(support, counts.n))
         for side, support in ((side_a, counts.a), (side_b, counts.b))
     ))
-    pi = 0.9 * start + 0.1 / start.size
+    if allowed is None:
+        pi = 0.9 * start + 0.1 / start.size
+    else:  # the product's mass on the allowed cells, rescaled, kept away from 0 on them
+        start = np.where(mask, start, 0.0)
+        start = start / start.sum() if start.sum() > 0 else mask / mask.sum()
+        pi = np.where(mask, 0.9 * start + 0.1 / mask.sum(), 0.0)
     for _ in range(FIT_MAX_ROUNDS):
         first, gap, fitted = em(pi)
         if gap <= FIT_TOLERANCE:
@@ -440,7 +452,7 @@ def _fit(side_a: _Side, side_b: _Side, counts: PairCounts) -> np.ndarray:
         norm_v = np.linalg.norm(v)
         step = min(-np.linalg.norm(r) / norm_v, -1.0) if norm_v > 0 else -1.0
         candidate = pi - 2 * step * r + step * step * v
-        while step < -1 and not np.all(candidate > 0):
+        while step < -1 and not np.all(candidate[mask] > 0):
             step = (step - 1) / 2 if step < -1.02 else -1.0
             candidate = pi - 2 * step * r + step * step * v
         if step < -1:

@@ -20,6 +20,7 @@ class Methods(TypedDict):
     interval: Method
     mean_score: Method
     among: Method
+    among_asked: Method
     number: Method
 
 
@@ -77,6 +78,7 @@ class AmongCategory(TypedDict):
 
 class Among(TypedDict):
     among: str  # "answered" (some may refuse or skip), or "asked" (a conditional question)
+    method: str  # the key in methods of how: "among_asked" (with the condition), or "among"
     answered: float | None  # the share of respondents who gave one of its own answers
     categories: list[AmongCategory]
 

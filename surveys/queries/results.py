@@ -24,7 +24,7 @@ from django.utils import translation
 from django.utils.translation import gettext
 
 from surveys import ldp
-from surveys.ldp import among, anchors, numbers, scores
+from surveys.ldp import among, anchors, asked, joint, numbers, scores
 from surveys.models import STUDY_TEXTS, Question, Survey, Tally, total_epsilon
 from surveys.queries import revisions
 from surveys.queries.contracts import Metadata, QuestionResults, SurveyResults
@@ -47,6 +47,7 @@ METHODS = {
         "name": scores.MEAN_INTERVAL_METHOD, "description": scores.MEAN_INTERVAL_DESCRIPTION
     },
     "among": {"name": among.AMONG_METHOD, "description": among.AMONG_DESCRIPTION},
+    "among_asked": {"name": asked.ASKED_METHOD, "description": asked.ASKED_DESCRIPTION},
     "number": {
         "name": numbers.NUMBER_INTERVAL_METHOD, "description": numbers.NUMBER_INTERVAL_DESCRIPTION
     },
@@ -64,7 +65,7 @@ def in_words(methods: dict[str, Any]) -> dict[str, Any]:
         for key, value in methods.items()
     }
 
-RESULTS_VERSION = 11
+RESULTS_VERSION = 12
 """Part of every snapshot, so that results (and result cards) cached by a version of the
 site that computed or showed other fields are never served: bump it when they change."""
 
@@ -139,10 +140,38 @@ def _questions_results(survey: Survey, counts: dict[int, list[int]], n: int) -> 
         "wordings": revisions.summary(survey),  # cached too: a new one is a new snapshot
         "total_epsilon": total_epsilon(questions),
         "questions": [
-            question_results(question, position, counts.get(question.pk), n)
+            question_results(
+                question, position, counts.get(question.pk), n,
+                _asked_pairs(survey, question, n) if asked_jointly(question) else None,
+            )
             for position, question in enumerate(questions, start=1)
         ],
     }
+
+
+def asked_jointly(question: Question) -> bool:
+    """Whether a question's shares among those asked come from the joint estimation of it and
+    the question it depends on (``surveys.ldp.asked``): a conditional question whose reports
+    and its condition's are one answer each (yes/no, or multiple choice and rating scales
+    randomized by GRR). Others, unary-encoded or check-all ones, use their own reports
+    alone (``among.among_answered``, ``SampledBoxes.among_answered``)."""
+    return (
+        question.conditional
+        and question.mechanism().encoding in asked.ONE_HOT
+        and question.asked_if.mechanism().encoding in asked.ONE_HOT
+    )
+
+
+def _asked_pairs(survey: Survey, question: Question, n: int) -> joint.PairCounts:
+    """The pair counts of a conditional question's condition (rows) and itself: the kept
+    ``PairTally`` with the new submissions folded in (``breakdowns.pair_counts``; none
+    before the first response)."""
+    condition = question.asked_if
+    if n == 0:
+        return joint.PairCounts.zero(condition.mechanism().k, question.mechanism().k)
+    from surveys.queries.breakdowns import pair_counts  # it imports this module
+
+    return pair_counts(survey, condition, question)
 
 
 def _support_counts(survey: Survey) -> tuple[dict[int, list[int]], int]:
@@ -208,9 +237,13 @@ def number_plan(mechanism: ldp.NumberWindow, sizes: tuple[int, ...]) -> dict[str
 
 
 def question_results(
-    question: Question, position: int, counts: list[int] | None, n: int
+    question: Question, position: int, counts: list[int] | None, n: int,
+    pairs: joint.PairCounts | None = None,
 ) -> QuestionResults:
-    """One question's results from its k support counts and the number of reports n.
+    """One question's results from its k support counts and the number of reports n; for a
+    conditional question whose shares among those asked are estimated jointly with its
+    condition (``asked_jointly``), ``pairs`` are the pair counts of the two (rows: the
+    condition's categories).
 
     Planner figures: ``margin_of_error`` (worst case, None without reports; it exceeds 1 when
     the reports say next to nothing), ``n_for_target_margin`` (``respondents_needed`` for
@@ -251,11 +284,13 @@ def question_results(
     ("No answer" for a refusal or a skip, "Not asked" for a conditional question not shown;
     ``Question.extra_answers``). With any, ``among`` gives its own answers' shares among the
     respondents who gave one (``among``: "answered"; "asked" for a conditional question
-    nobody may decline) with 95% intervals (``METHODS["among"]``), and ``answered`` their
-    share; a rating scale's ``mean_score`` and a check-all question's ``mean_count`` are then
-    the means among them (a check-all question's extra answers are boxes, each ticked alone
-    by those who gave it: ``SampledBoxes.among_answered``). Without reports
-    every estimate is None and every interval [0, 1].
+    nobody may decline) with 95% intervals, and ``answered`` their share; its ``method``
+    names the key of ``METHODS`` that made them: "among_asked" from ``pairs`` (the joint
+    estimation with the condition, ``surveys.ldp.asked``), else "among" (its own reports).
+    A rating scale's ``mean_score`` and a check-all question's ``mean_count`` are then the
+    means among them (a check-all question's extra answers are boxes, each ticked alone by
+    those who gave it: ``SampledBoxes.among_answered``). Without reports every estimate is
+    None and every interval [0, 1].
 
     ``number``, for a number question (``number_results``): its range, the mean with its 95%
     interval and the planner in the question's unit; its ``categories`` are its bins, whose
@@ -298,11 +333,19 @@ def question_results(
     checkall = isinstance(mechanism, ldp.SampledBoxes)
     found_among = None
     if own < len(labels) and not number:  # a number's mean is among those who gave one
-        found_among = (
-            mechanism.among_answered(*reported, own) if checkall  # type: ignore[union-attr]
-            else among.among_answered(mechanism, *reported, own, scored=scored)
+        if pairs is not None:
+            found_among = asked.among_asked(
+                question.asked_if.mechanism(), mechanism, pairs, [question.asked_if_answer],
+                own, scored=scored,
+            )
+        else:
+            found_among = (
+                mechanism.among_answered(*reported, own) if checkall  # type: ignore[union-attr]
+                else among.among_answered(mechanism, *reported, own, scored=scored)
+            )
+        result["among"] = _among(
+            question, labels, found_among, "among_asked" if pairs is not None else "among"
         )
-        result["among"] = _among(question, labels, found_among)
         if scored:
             result["mean_score"] = found_among.mean_score.to_dict()  # type: ignore[union-attr,typeddict-item]
     elif scored:
@@ -372,10 +415,11 @@ def number_results(
     }
 
 
-def _among(question: Question, labels: list[str], found: among.Among) -> Any:
-    """``contracts.Among`` from the core's figures."""
+def _among(question: Question, labels: list[str], found: among.Among, method: str) -> Any:
+    """``contracts.Among`` from the core's figures, made by ``METHODS[method]``."""
     return {
         "among": "asked" if not question.declinable else "answered",
+        "method": method,
         "answered": _finite(found.answered),
         "categories": [
             {

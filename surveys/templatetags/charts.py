@@ -22,6 +22,7 @@ from typing import Any
 
 from django import template
 from django.template.loader import render_to_string
+from django.utils import translation
 from django.utils.translation import get_language, gettext
 
 from surveys.helpers.numbers import (
@@ -34,6 +35,7 @@ from surveys.helpers.numbers import (
     thousands,
 )
 from surveys.kinds import KINDS
+from surveys.kinds.answers import NOT_ASKED
 from surveys.models import Survey
 from surveys.queries.results import shows_truth
 
@@ -334,7 +336,8 @@ def result_cards(data: dict[str, Any], survey: Survey) -> list[dict[str, Any]]:
     (``chart``), its ``breakdown_form``
     and one row per answer with every figure of its tables as text (``_table_row``); for a
     question with extra answers, ``among_rows``: its own answers' shares among those who gave
-    one, as text."""
+    one, as text, and ``among_alone``: whether they come from its own reports alone although
+    it is conditional (``results.asked_jointly`` does not hold)."""
     forms = breakdown_forms(data, survey) if len(data["questions"]) > 1 else {}
     cards = []
     for question in data["questions"]:
@@ -360,9 +363,20 @@ def result_cards(data: dict[str, Any], survey: Survey) -> list[dict[str, Any]]:
                      "interval": percent_range(category["ci_low"], category["ci_high"])}
                     for category in (question["among"] or {}).get("categories", [])
                 ],
+                "among_alone": _among_alone(question),
             }
         cards.append(card)
     return cards
+
+
+def _among_alone(question: dict[str, Any]) -> bool:
+    """Whether a conditional question's shares among those asked come from its own reports
+    alone: its last answer (``labels`` are in English) is "Not asked" and its ``among``
+    method is not the joint one."""
+    with translation.override("en"):
+        not_asked = str(NOT_ASKED)
+    among = question["among"]
+    return among is not None and among["method"] == "among" and question["labels"][-1] == not_asked
 
 
 def _table_row(category: dict[str, Any]) -> dict[str, Any]:

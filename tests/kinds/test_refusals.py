@@ -6,13 +6,15 @@ import numpy as np
 import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
+from django.utils.html import escape
 
 from surveys import ldp
 from surveys.actions.submissions import submission_create
 from surveys.actions.surveys import duplicate_survey, open_survey
+from surveys.ldp import asked
 from surveys.models import Choice, Question, Survey
 from surveys.queries import contracts
-from surveys.queries.breakdowns import breakdown_results
+from surveys.queries.breakdowns import breakdown_results, pair_counts
 from surveys.queries.results import estimate_rows, export_metadata, survey_results
 from surveys.queries.schedule import readiness_problems
 from tests.helpers import assert_shape
@@ -203,3 +205,45 @@ def test_a_condition_from_another_survey_is_refused_by_the_model(researcher):
                         asked_if=elsewhere, asked_if_answer=1)
     with pytest.raises(ValidationError, match="another question of its survey"):
         question.full_clean()
+
+
+def test_a_conditional_question_is_estimated_jointly_with_its_condition(client, researcher):
+    # Both questions are one answer per report (GRR): the follow-up's shares among those who
+    # answered come from the joint fit of the two (surveys/ldp/asked.py) on their pair counts.
+    survey = authored(client, researcher)
+    open_survey(survey)
+    truth_often = [0.1, 0.2, 0.3, 0.2, 0.1, 0.1]
+    answered(survey, [0.5, 0.3, 0.2], truth_often, 3000)
+    use, often = survey.ordered_questions()
+    assert use.mechanism().encoding == often.mechanism().encoding == "index"
+    found = survey_results(survey)["questions"][1]
+    assert found["among"]["method"] == "among_asked"
+    expected = asked.among_asked(use.mechanism(), often.mechanism(),
+                                 pair_counts(survey, use, often), [1], 5, scored=True)
+    shares = [c["estimate"] for c in found["among"]["categories"]]
+    assert shares == pytest.approx(expected.estimate.tolist())
+    assert found["among"]["answered"] == pytest.approx(expected.answered)
+    assert found["mean_score"]["estimate"] == pytest.approx(expected.mean_score.estimate)
+    # Within 5 standard errors (the interval's half-width over 1.96) of the truth.
+    truth = np.array(truth_often[:5]) / 0.9
+    for category, share in zip(found["among"]["categories"], truth, strict=True):
+        assert category["ci_low"] <= category["estimate"] <= category["ci_high"]
+        error = (category["ci_high"] - category["ci_low"]) / (2 * 1.96)
+        assert category["estimate"] == pytest.approx(share, abs=5 * error)
+    assert_shape(survey_results(survey), contracts.SurveyResults)
+    page = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
+    assert escape(asked.ASKED_DESCRIPTION) in page
+
+
+def test_a_conditional_question_of_unary_reports_keeps_its_own_reports(client, researcher):
+    survey = authored(client, researcher)
+    use, often = survey.ordered_questions()
+    Question.objects.filter(pk=often.pk).update(mechanism_override="oue")
+    open_survey(survey)
+    answered(survey, [0.5, 0.3, 0.2], [0.1, 0.2, 0.3, 0.2, 0.1, 0.1], 300)
+    often = survey.ordered_questions()[1]
+    assert often.mechanism().encoding == "unary"
+    found = survey_results(survey)["questions"][1]
+    assert found["among"]["method"] == "among"
+    page = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
+    assert "own reports alone, not from the joint estimation" in page

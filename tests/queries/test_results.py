@@ -13,7 +13,7 @@ from surveys import ldp
 from surveys.actions.simulate import simulate_responses
 from surveys.actions.submissions import SubmissionError, submission_create
 from surveys.actions.surveys import open_survey
-from surveys.ldp import among, numbers, scores
+from surveys.ldp import among, asked, numbers, scores
 from surveys.models import Choice, PrivacyPolicy, Question, Submission, Survey, Tally
 from surveys.queries import results
 from surveys.templatetags.charts import small_sample_answers
@@ -83,6 +83,7 @@ def test_it_names_the_estimator_and_the_interval_method(client, researcher, make
             "name": scores.MEAN_INTERVAL_METHOD, "description": scores.MEAN_INTERVAL_DESCRIPTION
         },
         "among": {"name": among.AMONG_METHOD, "description": among.AMONG_DESCRIPTION},
+        "among_asked": {"name": asked.ASKED_METHOD, "description": asked.ASKED_DESCRIPTION},
         "number": {
             "name": numbers.NUMBER_INTERVAL_METHOD,
             "description": numbers.NUMBER_INTERVAL_DESCRIPTION,
