@@ -10,6 +10,7 @@ or a new wording makes a new key.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -23,7 +24,7 @@ from surveys.helpers import numbers
 from surveys.kinds.yesno import YES_NO
 from surveys.ldp import linear, regression
 from surveys.models import Question, Survey
-from surveys.queries.breakdowns import SIGNIFICANCE, ReportOf
+from surveys.queries.breakdowns import SIGNIFICANCE, ReportsOf
 from surveys.queries.contracts import (
     RegressionCoefficient,
     RegressionPrediction,
@@ -80,18 +81,18 @@ def problem(outcome: Question, predictors: Sequence[Question]) -> str | None:
 
 def report_counts(survey: Survey, questions: Sequence[Question]) -> np.ndarray:
     """Respondents per combination of the questions' reports (one axis per question), from
-    one grouped statement."""
-    names = [f"r{i}" for i in range(len(questions))]
+    one grouped statement (``ReportsOf``)."""
     rows = (
         survey.submissions.order_by()
-        .values(**{name: ReportOf(q.pk) for name, q in zip(names, questions, strict=True)})
+        .values(reports_of=ReportsOf([q.pk for q in questions]))
         .annotate(n=Count("pk"))
-        .values_list(*names, "n")
+        .values_list("reports_of", "n")
     )
     counts = np.zeros([q.mechanism().k for q in questions], dtype=np.int64)
-    for *reports, n in rows:
-        if None not in reports:
-            counts[tuple(int(r) for r in reports)] += n
+    for reports, n in rows:
+        combination = json.loads(reports)
+        if None not in combination:
+            counts[tuple(int(r) for r in combination)] += n
     return counts
 
 
