@@ -344,7 +344,7 @@ def _computed(
         },
         "association": _association(association),
         "methods": in_words(METHODS),
-        "number": _number_unit(mechanism) if number else None,
+        "number": number_unit(mechanism) if number else None,
     }
 
 
@@ -358,7 +358,7 @@ def _association(association: joint.Association) -> Association:
     }
 
 
-def _number_unit(mechanism: ldp.NumberWindow) -> dict[str, Any]:
+def number_unit(mechanism: ldp.NumberWindow) -> dict[str, Any]:
     """What the page needs to write a number question's means in its unit."""
     return {"low": mechanism.low, "high": mechanism.high, "decimals": mechanism.decimals}
 
