@@ -78,6 +78,12 @@ def main() -> int:
         for epsilon in (1.0, 2.0, 3.0):
             for n in (2000, 10000, 50000):
                 row(predictors, epsilon, n, args.replicates)
+    print("\nA number outcome (days, 0-30, 10% \"No answer\") by year and the yes/no question:")
+    print(f"{'eps':>4} {'n':>7}  {'worst cov':>9} {'mean cov':>8} {'max |bias|/se':>13} "
+          f"{'size':>6} {'power year':>10} {'ms/fit':>7}")
+    for epsilon in (1.0, 2.0, 3.0):
+        for n in (2000, 10000, 50000):
+            number_row(epsilon, n, args.replicates)
     return 0
 
 
@@ -105,6 +111,45 @@ def row(predictors: int, epsilon: float, n: int, replicates: int) -> None:
     rating = f"{power[2]:.3f}" if predictors == 3 else "-"
     print(f"{predictors:>4} {epsilon:>4} {n:>7}  {coverage.min():>9.3f} {coverage.mean():>8.3f} "
           f"{bias.max():>13.2f} {power[1]:>6.3f} {power[0]:>10.3f} {rating:>12} "
+          f"{1000 * seconds / replicates:>7.1f}", flush=True)
+
+
+NUMBER_TRUTH = np.array([6.0, 2.0, 4.0, 6.0, 0.0])
+"""Days of drinking: 6 + 2 [year 2] + 4 [year 3] + 6 [year 4] + 0 [yes], exactly linear."""
+
+
+def number_row(epsilon: float, n: int, replicates: int) -> None:
+    """Respondents drawn one by one: year and the yes/no question as above, the number
+    exactly linear in mean (uniform within +-4 days of it, on whole days), 10% refusing."""
+    rng = np.random.default_rng([SEED, 9, int(epsilon * 10), n])
+    number = ldp.number_window(epsilon, 0, 30, extras=1)
+    outcome = Term(number, 0)
+    _, chosen = terms(2, epsilon)
+    covered, estimates, rejected, seconds = np.zeros(5), [], np.zeros(2), 0.0
+    for _ in range(replicates):
+        year = rng.choice(4, size=n, p=YEAR)
+        yes = (rng.random(n) < YES_BY_YEAR[year]).astype(int)
+        mean = linear._design(chosen, (4, 2))[year * 2 + yes] @ NUMBER_TRUTH
+        days = mean + rng.integers(-4, 5, size=n)
+        refused = np.where(rng.random(n) < 0.1, 0, -1)
+        counts = np.zeros((linear.report_size(outcome), 4, 2), dtype=np.int64)
+        np.add.at(counts, (number.perturb(days, rng, extra=refused),
+                           chosen[0].mechanism.perturb(year, rng),
+                           chosen[1].mechanism.perturb(yes, rng)), 1)
+        started = time.perf_counter()
+        fitted = linear.fit(outcome, chosen, counts)
+        seconds += time.perf_counter() - started
+        low = np.array([c.ci_low for c in fitted.coefficients])
+        high = np.array([c.ci_high for c in fitted.coefficients])
+        covered += (low <= NUMBER_TRUTH) & (NUMBER_TRUTH <= high)
+        estimates.append([c.estimate for c in fitted.coefficients])
+        rejected += [test.p_value < 0.05 for test in fitted.tests]
+    estimates = np.array(estimates)
+    spread = estimates.std(axis=0) / np.sqrt(replicates)
+    bias = np.abs(estimates.mean(axis=0) - NUMBER_TRUTH) / spread
+    coverage, power = covered / replicates, rejected / replicates
+    print(f"{epsilon:>4} {n:>7}  {coverage.min():>9.3f} {coverage.mean():>8.3f} "
+          f"{bias.max():>13.2f} {power[1]:>6.3f} {power[0]:>10.3f} "
           f"{1000 * seconds / replicates:>7.1f}", flush=True)
 
 

@@ -1,24 +1,29 @@
-"""Linear regression of a rating score when the outcome and every predictor are randomized.
+"""Linear regression of a rating score or a number when the outcome and every predictor are
+randomized.
 
 Pure numpy and scipy; no Django. Guide: docs/ldp.md, "Regression". Terms, designs and limits
 as in ``surveys.ldp.regression`` (its logistic twin for yes/no outcomes).
 
-The outcome Y is a rating scale: its own answers 0..m-1 scored s_0..s_{m-1} (points 1..m),
-then its extra answers ("No answer", "Not asked"), which are set aside. The coefficients are
-those of least squares of the score on the design among those who answered, in the
-population:
+The outcome Y is a rating scale (its own answers scored 1..m) or a number (its value), and
+its extra answers ("No answer", "Not asked") are set aside. The coefficients are those of
+least squares of the value y on the design among those who answered, in the population:
 
-    beta = A^-1 b,  A = sum_t [y_t < m] D(x_t) D(x_t)^T pi_t,  b = sum_t [y_t < m] s_y D(x_t) pi_t,
+    beta = A^-1 b,  A = E[answered D(x) D(x)^T],  b = E[answered y D(x)],
 
-over the cells t = (y, x) of the true table pi. No model of the score's distribution is
-assumed: beta is what ordinary least squares would estimate if the true answers were seen.
-Both A and b are linear in pi, so they are estimated without bias from the reports: with
-S the Kronecker product of the questions' matrices (reports given truths), the unbiased
-table is S^-1 lambda (lambda: the reports' shares), and each respondent's report r carries
-the weight column S^-1[:, r]. beta_hat = A_hat^-1 b_hat is a smooth function of report
-means, so its covariance is the sandwich (1/n) Cov(IF_r), with the influence of report r
+over the true answers (y, x). No model of the value's distribution is assumed: beta is what
+ordinary least squares would estimate if the true answers were seen. A and b are means of
+functions of the true answers that are linear in each question's answer, so they are
+estimated without bias from the reports: each outcome report y carries alpha[y] and
+value[y], whose means are "answered" and "answered times the value" (``outcome_values``),
+and each combination x of the predictors' reports carries column x of S_X^-1 (S_X: the
+Kronecker product of the predictors' matrices, reports given truths), so report (y, x)
+contributes A_r = alpha[y] P[x] and b_r = value[y] Q[x] with P[x] = sum_c S_X^-1[c, x]
+D(c) D(c)^T and Q[x] = sum_c S_X^-1[c, x] D(c). beta_hat = A_hat^-1 b_hat is a smooth
+function of report means, so its covariance is the sandwich (1/n) sum_r lambda_r IF_r IF_r^T
+(lambda: the reports' shares), with the influence of report r
 
-    IF_r = A_hat^-1 (b_r - A_r beta_hat)   (A_r, b_r: A and b from the weights S^-1[:, r]).
+    IF_r = A_hat^-1 (b_r - A_r beta_hat) = value[y] u[x] - alpha[y] w[x],
+    u = A_hat^-1 Q,  w = A_hat^-1 P beta_hat.
 
 Intervals are Wald intervals beta_j +- 1.96 se; each predictor's test is the Wald test of
 all its coefficients (chi-square with as many degrees of freedom). Predicted mean scores
@@ -38,6 +43,7 @@ from scipy import stats
 
 from . import mechanisms as ldp
 from ._words import gettext_noop
+from .numbers import NumberWindow
 from .regression import Coefficient, Prediction, PredictorTest, Term, check_terms
 
 METHOD = gettext_noop("Least squares on the unbiased table of true answers")
@@ -63,42 +69,70 @@ class LinearRegression:
 
 def check_linear_terms(outcome: Term, predictors: Sequence[Term]) -> None:
     """ValueError with a reason unless these questions can make a linear regression."""
-    if outcome.scores is None:
-        raise ValueError("the outcome of a linear regression must be a rating scale")
-    check_terms(Term(outcome.mechanism, 2), predictors)  # the predictors' checks
+    if outcome.scores is None and not isinstance(outcome.mechanism, NumberWindow):
+        raise ValueError("the outcome of a linear regression must be a rating scale or a number")
+    check_terms(Term(ldp.randomized_response(1.0), 2), predictors)  # the predictors' checks
+
+
+def outcome_values(outcome: Term) -> tuple[np.ndarray, np.ndarray]:
+    """Per report of the outcome, (alpha, beta): values whose means are, for a respondent
+    who answered with value y, 1 and y, and for one who did not, 0 and 0. For a rating
+    scale, S^-T applied to "answered" and to the score; for a number, its mechanism's
+    unbiased values (``numbers``: a and the position v, in the question's unit)."""
+    mechanism = outcome.mechanism
+    if isinstance(mechanism, NumberWindow):
+        answered, position = mechanism._answered, mechanism._values
+        return answered, mechanism.low * answered + (mechanism.high - mechanism.low) * position
+    inverse = np.linalg.inv(mechanism.matrix())
+    answered = np.zeros(mechanism.k)
+    answered[: outcome.answers] = 1.0
+    score = np.zeros(mechanism.k)
+    score[: outcome.answers] = outcome.scores
+    return inverse.T @ answered, inverse.T @ score
+
+
+def report_size(term: Term) -> int:
+    """How many different reports the question's mechanism sends (an axis of the counts)."""
+    mechanism = term.mechanism
+    return mechanism.outputs if isinstance(mechanism, NumberWindow) else mechanism.k
 
 
 def fit(outcome: Term, predictors: Sequence[Term], counts: np.ndarray) -> LinearRegression:
-    """The linear regression of ``outcome``'s score on ``predictors`` from the report counts
-    ``counts`` (shape (k_Y, k_1, ..., k_p): respondents per combination of reports)."""
+    """The linear regression of ``outcome``'s score (or number) on ``predictors`` from the
+    report counts ``counts`` (shape (outcome's reports, k_1, ..., k_p): respondents per
+    combination of reports)."""
     check_linear_terms(outcome, predictors)
-    shape = tuple(t.mechanism.k for t in (outcome, *predictors))
+    shape = tuple(t.mechanism.k for t in predictors)
     counts = np.asarray(counts, dtype=float)
-    if counts.shape != shape:
+    if counts.shape != (report_size(outcome), *shape):
         raise ValueError("counts must have one axis per question, one entry per report")
     n = float(counts.sum())
     if n <= 0:
         raise ValueError("no reports")
-    inverses = [np.linalg.inv(t.mechanism.matrix()) for t in (outcome, *predictors)]
-    design = _design(predictors, shape[1:])  # cells x p
+    inverses = [np.linalg.inv(t.mechanism.matrix()) for t in predictors]
+    design = _design(predictors, shape)  # cells x p
     cells, p = design.shape
-    answered = np.zeros(shape[0])
-    answered[: outcome.answers] = 1.0
-    score = np.zeros(shape[0])
-    score[: outcome.answers] = outcome.scores
-    # Per true cell t = (y, x): its terms of A (p x p) and b (p), then per report r the
-    # same weighted by S^-1[t, r]: one pass of the inverses over the table's axes.
-    per_cell_a = answered[:, None, None, None] * np.einsum("xi,xj->xij", design, design)[None]
-    per_cell_b = (answered * score)[:, None, None] * design[None]
-    a_r = _weigh(inverses, per_cell_a.reshape(shape + (p * p,))).reshape(-1, p, p)
-    b_r = _weigh(inverses, np.broadcast_to(per_cell_b, (shape[0], cells, p)).reshape(
-        shape + (p,))).reshape(-1, p)
-    share = counts.ravel() / n
-    a = np.einsum("r,rij->ij", share, a_r)
-    b = share @ b_r
-    beta = np.linalg.solve(a, b)
-    influence = np.linalg.solve(a, (b_r - a_r @ beta).T).T  # reports x p
-    covariance = _covariance(influence, share, n)
+    alpha, value = outcome_values(outcome)
+    # Report (y, x) stands for alpha[y] (answered) and value[y] (answered times the value)
+    # times column x of the predictors' S^-1: A_r = alpha[y] P[x], b_r = value[y] Q[x].
+    outer = np.einsum("ci,cj->cij", design, design).reshape(*shape, p * p)
+    p_x = _weigh(inverses, outer).reshape(-1, p, p)
+    q_x = _weigh(inverses, design.reshape(*shape, p)).reshape(-1, p)
+    share = counts.reshape(len(alpha), -1) / n  # outcome report x predictors' reports
+    a = np.einsum("x,xij->ij", alpha @ share, p_x)
+    beta = np.linalg.solve(a, (value @ share) @ q_x)
+    # Influence of report (y, x): A^-1 (b_r - A_r beta) = value[y] u[x] - alpha[y] w[x].
+    u = np.linalg.solve(a, q_x.T).T
+    w = np.linalg.solve(a, (p_x @ beta).T).T
+    moments = {
+        "uu": (value**2) @ share, "uw": (value * alpha) @ share, "ww": (alpha**2) @ share,
+    }
+    covariance = (
+        np.einsum("x,xi,xj->ij", moments["uu"], u, u)
+        - np.einsum("x,xi,xj->ij", moments["uw"], u, w)
+        - np.einsum("x,xi,xj->ij", moments["uw"], w, u)
+        + np.einsum("x,xi,xj->ij", moments["ww"], w, w)
+    ) / n  # the influence has mean 0 at beta_hat
     se = np.sqrt(np.maximum(np.diag(covariance), 0.0))
     names = [(-1, "intercept", -1)] + [
         (j, kind, c) for j, term in enumerate(predictors) for kind, c in term.columns()
@@ -116,24 +150,21 @@ def fit(outcome: Term, predictors: Sequence[Term], counts: np.ndarray) -> Linear
         statistic = float(beta[block] @ inverse @ beta[block])
         tests.append(PredictorTest(statistic, width, float(stats.chi2.sf(statistic, width))))
         column += width
-    # The predictors' distribution among those who answered, per report: report (y, x)
-    # weighs predictor cell c by alpha[y] S_X^-1[c, x] (alpha: S_Y^-T on "answered"; S_X:
-    # the predictors' Kronecker product), and the same without the outcome (alpha = 1).
-    alpha = inverses[0].T @ answered
-    marginal = share.reshape(shape[0], -1)  # outcome report x predictors' reports
-    answered_cells = _weigh(inverses[1:], (alpha @ marginal).reshape(shape[1:]), False).ravel()
-    all_cells = _weigh(inverses[1:], marginal.sum(axis=0).reshape(shape[1:]), False).ravel()
+    # The predictors' distribution among those who answered, and among everyone.
+    answered_cells = _weigh(inverses, (alpha @ share).reshape(shape), False).ravel()
+    all_cells = _weigh(inverses, share.sum(axis=0).reshape(shape), False).ravel()
+    influence = (value[:, None, None] * u[None] - alpha[:, None, None] * w[None]).reshape(-1, p)
 
     def per_report(values: np.ndarray) -> np.ndarray:
         """sum_c values[c] times report r's weight on cell c among those who answered."""
-        return np.outer(alpha, _weigh(inverses[1:], values.reshape(shape[1:])).ravel()).ravel()
+        return np.outer(alpha, _weigh(inverses, values.reshape(shape)).ravel()).ravel()
 
     predictions = _predictions(
-        predictors, shape[1:], design, beta, influence, share, n,
+        predictors, shape, design, beta, influence, share.ravel(), n,
         answered_cells, all_cells, per_report,
     )
-    answered_share = float(answered_cells.sum())
-    return LinearRegression(int(n), coefficients, tests, predictions, answered_share)
+    return LinearRegression(int(n), coefficients, tests, predictions,
+                            float(answered_cells.sum()))
 
 
 def _design(predictors: Sequence[Term], shape: tuple[int, ...]) -> np.ndarray:
@@ -152,12 +183,6 @@ def _weigh(inverses: list[np.ndarray], table: np.ndarray, transpose: bool = True
         matrix = inverse.T if transpose else inverse
         table = np.moveaxis(np.tensordot(matrix, table, axes=(1, axis)), 0, axis)
     return table
-
-
-def _covariance(influence: np.ndarray, share: np.ndarray, n: int) -> np.ndarray:
-    """The sandwich: (1/n) times the covariance of the influences over the reports."""
-    centred = influence - share @ influence
-    return (centred.T * share) @ centred / n
 
 
 def _predictions(

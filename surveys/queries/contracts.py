@@ -254,7 +254,7 @@ class RegressionCoefficient(TypedDict):
     kind: str  # "answer" (a dummy against the reference answer) or "score" (per scale point)
     label: str
     index: int | None  # the answer of a dummy
-    estimate: float | None  # an odds ratio (logistic) or a difference of mean scores (linear)
+    estimate: float | None  # an odds ratio (logistic) or a difference of means (linear)
     ci_low: float | None  # None: unbounded on that side
     ci_high: float | None
     coefficient: float | None  # the model's own: log odds ratio, or the difference itself
@@ -264,7 +264,7 @@ class RegressionCoefficient(TypedDict):
 class RegressionPrediction(TypedDict):
     index: int
     label: str
-    estimate: float | None  # predicted share of Yes, or mean score, if everyone gave it
+    estimate: float | None  # predicted share of Yes, or mean, if everyone gave it
     ci_low: float | None
     ci_high: float | None
     group_share: float | None  # estimated share of respondents whose true answer it is
@@ -296,9 +296,10 @@ class RegressionOutcome(TypedDict):
 class RegressionResults(TypedDict):
     survey: BreakdownSurvey
     n: int
-    model: str  # "logistic" (a yes/no question) or "linear" (a rating scale's score)
+    model: str  # "logistic" (a yes/no question) or "linear" (a rating scale or a number)
     outcome: RegressionOutcome
     answered: float | None  # estimated share who answered the outcome (not an extra answer)
+    number: dict[str, Any] | None  # a number outcome: low, high, decimals (its unit)
     predictors: list[RegressionPredictor]
     method: Method
     snapshot: str

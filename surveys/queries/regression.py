@@ -10,6 +10,7 @@ or a new wording makes a new key.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -19,11 +20,12 @@ from django.core.cache import cache
 from django.db.models import Count
 from django.utils.translation import gettext
 
+from surveys import ldp
 from surveys.helpers import numbers
 from surveys.kinds.yesno import YES_NO
 from surveys.ldp import linear, regression
 from surveys.models import Question, Survey
-from surveys.queries.breakdowns import SIGNIFICANCE, ReportOf
+from surveys.queries.breakdowns import SIGNIFICANCE, ReportsOf, number_unit
 from surveys.queries.contracts import (
     RegressionCoefficient,
     RegressionPrediction,
@@ -34,22 +36,32 @@ from surveys.queries.results import CACHE_SECONDS, snapshot
 
 
 def term(question: Question) -> regression.Term:
-    """The question as a term of a regression: a rating scale as its score (points 1..m)."""
+    """The question as a term of a regression: a rating scale as its score (points 1..m), a
+    number as its value (its mechanism says how)."""
     mechanism = question.mechanism()
+    if isinstance(mechanism, ldp.NumberWindow):
+        return regression.Term(mechanism, 0)
     answers = len(question.labels())
     scored = question.question_kind.scored
     return regression.Term(mechanism, answers, list(range(1, answers + 1)) if scored else None)
 
 
 def model(outcome: Question) -> str:
-    """"logistic" for a yes/no question, "linear" for a rating scale's score."""
+    """"logistic" for a yes/no question, "linear" for a rating scale's score or a number."""
     return "logistic" if outcome.question_kind is YES_NO else "linear"
+
+
+def _is_number(question: Question) -> bool:
+    return isinstance(question.mechanism(), ldp.NumberWindow)
 
 
 def outcome_problem(outcome: Question) -> str | None:
     """Why this question cannot be explained by others, in a sentence, or None."""
-    if outcome.question_kind is not YES_NO and not outcome.question_kind.scored:
-        return gettext("Only a yes/no question or a rating scale can be explained by others.")
+    kind = outcome.question_kind
+    if kind is not YES_NO and not kind.scored and not _is_number(outcome):
+        return gettext(
+            "Only a yes/no question, a rating scale or a number can be explained by others."
+        )
     return None
 
 
@@ -63,7 +75,8 @@ def problem(outcome: Question, predictors: Sequence[Question]) -> str | None:
         return gettext("Choose at most %(count)d questions to explain it by.") % {
             "count": regression.MAX_PREDICTORS
         }
-    for question in (outcome, *predictors):
+    explained = [] if _is_number(outcome) else [outcome]  # a number has its own estimator
+    for question in (*explained, *predictors):
         if question.mechanism().encoding not in regression.ONE_HOT:
             return gettext(
                 "“%(text)s” has so many answers for its privacy setting that each of its "
@@ -80,18 +93,18 @@ def problem(outcome: Question, predictors: Sequence[Question]) -> str | None:
 
 def report_counts(survey: Survey, questions: Sequence[Question]) -> np.ndarray:
     """Respondents per combination of the questions' reports (one axis per question), from
-    one grouped statement."""
-    names = [f"r{i}" for i in range(len(questions))]
+    one grouped statement (``ReportsOf``)."""
     rows = (
         survey.submissions.order_by()
-        .values(**{name: ReportOf(q.pk) for name, q in zip(names, questions, strict=True)})
+        .values(reports_of=ReportsOf([q.pk for q in questions]))
         .annotate(n=Count("pk"))
-        .values_list(*names, "n")
+        .values_list("reports_of", "n")
     )
-    counts = np.zeros([q.mechanism().k for q in questions], dtype=np.int64)
-    for *reports, n in rows:
-        if None not in reports:
-            counts[tuple(int(r) for r in reports)] += n
+    counts = np.zeros([linear.report_size(term(q)) for q in questions], dtype=np.int64)
+    for reports, n in rows:
+        combination = json.loads(reports)
+        if None not in combination:
+            counts[tuple(int(r) for r in combination)] += n
     return counts
 
 
@@ -188,6 +201,7 @@ def _computed(
             "labels": outcome.all_labels(),
         },
         "answered": _number(fitted.answered) if fitted else None,
+        "number": number_unit(outcome.mechanism()) if _is_number(outcome) else None,
         "predictors": [predictor(j, q) for j, q in enumerate(predictors)],
         "method": {"name": gettext(method.METHOD), "description": gettext(method.DESCRIPTION)},
         "snapshot": "",
@@ -202,7 +216,7 @@ def test_summary(p_value: float, outcome: str, logistic: bool) -> str:
             "Evidence that the share answering Yes to “%(outcome)s” differs between this "
             "question's answers, the others held equal (%(p)s)."
         ) if logistic else gettext(
-            "Evidence that the mean score of “%(outcome)s” differs between this question's "
+            "Evidence that the mean of “%(outcome)s” differs between this question's "
             "answers, the others held equal (%(p)s)."
         )) % shown
     return (gettext(
@@ -210,7 +224,7 @@ def test_summary(p_value: float, outcome: str, logistic: bool) -> str:
         "question's answers, the others held equal (%(p)s). That is not proof that it is "
         "the same: with more responses a difference may show."
     ) if logistic else gettext(
-        "No evidence that the mean score of “%(outcome)s” differs between this question's "
+        "No evidence that the mean of “%(outcome)s” differs between this question's "
         "answers, the others held equal (%(p)s). That is not proof that it is the same: "
         "with more responses a difference may show."
     )) % shown

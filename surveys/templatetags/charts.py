@@ -487,7 +487,7 @@ def coefficient_chart(data: dict[str, Any]) -> dict[str, Any]:
         sentences.append((gettext(
             "%(label)s: odds ratio %(estimate)s, 95%% interval %(low)s to %(high)s."
         ) if logistic else gettext(
-            "%(label)s: difference %(estimate)s points, 95%% interval %(low)s to %(high)s."
+            "%(label)s: difference %(estimate)s, 95%% interval %(low)s to %(high)s."
         )) % words)
     axis_y = HEADER_HEIGHT + len(rows) * ROW_HEIGHT
     outcome = data["outcome"]["text"]
@@ -505,7 +505,7 @@ def coefficient_chart(data: dict[str, Any]) -> dict[str, Any]:
             "Odds ratios of answering Yes to “%(text)s”, with 95%% intervals, on a "
             "logarithmic scale"
         ) if logistic else gettext(
-            "Differences in the mean score of “%(text)s”, with 95%% intervals"
+            "Differences in the mean of “%(text)s”, with 95%% intervals"
         )) % {"text": outcome},
         "description": " ".join(sentences),
     }

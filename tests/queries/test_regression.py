@@ -134,7 +134,7 @@ def test_a_second_view_reads_the_cache_only(client, researcher, survey,
 
 
 @pytest.mark.parametrize("choose, message", [
-    (lambda q: (q[1], q[0]), "Only a yes/no question or a rating scale can be explained"),
+    (lambda q: (q[1], q[0]), "Only a yes/no question, a rating scale or a number can be"),
     (lambda q: (q[0], q[4]), "cannot group"),
     (lambda q: (q[0], q[0]), "A question cannot explain itself."),
     (lambda q: (q[0], q[1], q[2], q[3], q[2]), None),  # a repeat counts once: 3 questions
@@ -211,5 +211,34 @@ def test_a_rating_scale_is_explained_by_a_linear_regression(client, researcher, 
             assert prediction["ci_low"] < prediction["estimate"] < prediction["ci_high"]
     page = client.get(url("question-regression", survey, stress, groups, campus))
     text = page.content.decode()
-    assert page.status_code == 200 and "Differences in mean score" in text
+    assert page.status_code == 200 and "Differences in the mean" in text
     assert "A Wald test of whether" in text
+
+
+def test_a_number_is_explained_by_a_linear_regression(client, researcher, make_survey,
+                                                      epsilon_limits):
+    """Hours of sleep (0-12) drawn on their own of cheating: the difference is truly 0, and
+    the predicted means are near the true mean, in hours."""
+    epsilon_limits(question=3.0, survey=9.0)
+    survey = make_survey(researcher, epsilons=(3.0, 3.0))
+    Question.objects.create(
+        survey=survey, order=3, text="Hours of sleep?", kind="number", epsilon=3.0,
+        number_min=0, number_max=12, number_bins="4, 8",
+    )
+    open_survey(survey)
+    yes_no, groups, sleep = survey.ordered_questions()
+    simulate_responses(survey, 4000, {yes_no.pk: [0.6, 0.4], groups.pk: GROUPS,
+                                      sleep.pk: [0.2, 0.5, 0.3]}, seed=11)
+    survey.refresh_from_db()
+    client.force_login(researcher)
+    data = client.get(url("question-regression-json", survey, sleep, yes_no)).json()
+    assert_shape(data, contracts.RegressionResults)
+    assert data["model"] == "linear" and data["number"]["high"] == 12
+    (difference,) = data["predictors"][0]["coefficients"]
+    assert abs(difference["estimate"]) < 5 * difference["std_error"]
+    true_mean = 0.2 * 2 + 0.5 * 6 + 0.3 * 10  # uniform within the bins 0-4, 4-8, 8-12
+    for prediction in data["predictors"][0]["predictions"]:
+        half_width = (prediction["ci_high"] - prediction["ci_low"]) / 2
+        assert abs(prediction["estimate"] - true_mean) < 5 * half_width / 1.96
+    page = client.get(url("question-regression", survey, sleep, yes_no))
+    assert page.status_code == 200 and "Differences in the mean" in page.content.decode()
