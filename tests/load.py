@@ -128,7 +128,7 @@ def audit(database_url: str, survey_pk: int) -> dict:
 
 def fold(database_url: str, survey_pk: int) -> dict:
     """Bring the pair counts of every pair of the survey's questions up to date, as a
-    breakdown view does (``surveys.queries.breakdowns.pair_counts``): {"a,b":
+    breakdown view does (``surveys.queries.counts.pair_counts``): {"a,b":
     ``PairCounts.to_json``} for each pair of question ids a < b."""
     return _django_child(database_url, "fold", str(survey_pk))
 
@@ -533,7 +533,7 @@ def _fold(survey_pk: int) -> dict:
     from itertools import combinations
 
     from surveys.models import Survey
-    from surveys.queries.breakdowns import pair_counts
+    from surveys.queries.counts import pair_counts
 
     survey = Survey.objects.get(pk=survey_pk)
     return {

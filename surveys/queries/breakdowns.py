@@ -1,7 +1,7 @@
 """Breakdowns: the answers to one question within the groups of another, from randomized
 reports only.
 
-``pair_counts`` keeps the counts of two questions' reports taken together (``PairTally``) up
+``counts.pair_counts`` keeps the counts of two questions' reports taken together (``PairTally``) up
 to date: each view folds in only the submissions that arrived since the last one, so a view
 after the first reads one row, and a busy survey's view reads a handful of new submissions.
 ``breakdown_results`` turns them into what the breakdown page, its JSON and its CSV show; the
@@ -9,7 +9,8 @@ mathematics is in ``surveys.ldp.joint``.
 
 Three-way breakdowns (a question by one grouping question, within each group of a second:
 ``stratified_results``, mathematics in ``surveys.ldp.strata``) keep their counts the same
-way, one ``TripleTally`` per (question, group, stratum) folded forward by ``triple_counts``.
+way, one ``TripleTally`` per (question, group, stratum) folded forward by ``triple_counts``
+(both in ``surveys.queries.counts``).
 Kept rather than recomputed: computing them on each view would read three reports of every
 submission each time (the database extracts them, ``ReportOf``, but a million submissions
 still take seconds), while folding reads only the new ones, and a view with nothing new
@@ -19,21 +20,18 @@ the pairs of the two grouping questions' reports, so each order is its own table
 
 from __future__ import annotations
 
-import itertools
-import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 from django.core.cache import cache
-from django.db.models import F, Func, TextField
 from django.utils.translation import gettext
 
 from surveys import ldp
 from surveys.helpers import numbers
 from surveys.ldp import checkall, joint, scores, strata
 from surveys.ldp import numbers as number_means
-from surveys.models import PairTally, Question, Survey, TripleTally
+from surveys.models import Question, Survey
 from surveys.queries.contracts import (
     Association,
     BreakdownQuestion,
@@ -42,175 +40,8 @@ from surveys.queries.contracts import (
     MeanScore,
     StratifiedResults,
 )
+from surveys.queries.counts import pair_counts, triple_counts
 from surveys.queries.results import CACHE_SECONDS, in_words, snapshot
-
-
-def pair_counts(survey: Survey, group: Question, question: Question) -> joint.PairCounts:
-    """The pair counts of two questions of the opened ``survey`` over all its submissions
-    (at least those counted in ``survey.response_count``), rows = ``group``'s categories.
-
-    Folds the submissions that arrived since the stored counts were made into them and stores
-    the result, unless another request stored newer counts meanwhile (both are correct)."""
-    first, second = sorted((group, question), key=lambda q: q.pk)
-    tally, _ = PairTally.objects.get_or_create(
-        question_a=first,
-        question_b=second,
-        defaults={  # a callable: evaluated only when the row is created
-            "counts": lambda: joint.PairCounts.zero(
-                first.mechanism().tally_size, second.mechanism().tally_size
-            ).to_json()
-        },
-    )
-    counts = _folded(survey, tally, (first, second), joint.pair_counts)
-    return counts if first.pk == group.pk else counts.transposed()
-
-
-def triple_counts(
-    survey: Survey, question: Question, group: Question, stratum: Question
-) -> joint.PairCounts:
-    """The counts of ``question`` by ``group`` within each stratum of ``stratum``
-    (``strata.triple_counts``: rows are the pairs of the two grouping questions' reports),
-    kept like ``pair_counts``'s in a ``TripleTally``: a view folds in only the submissions
-    that arrived since the last one. Kept rather than computed on each view because the
-    three reports of every submission would otherwise be read again each time (a view
-    with nothing new reads the cache only, see ``stratified_results``)."""
-    tally, _ = TripleTally.objects.get_or_create(
-        question=question,
-        group=group,
-        stratum=stratum,
-        defaults={
-            "counts": lambda: joint.PairCounts.zero(
-                group.mechanism().k * stratum.mechanism().k, question.mechanism().tally_size
-            ).to_json()
-        },
-    )
-    return _folded(survey, tally, (group, stratum, question), strata.triple_counts)
-
-
-def _folded(
-    survey: Survey,
-    tally: PairTally | TripleTally,
-    questions: tuple[Question, ...],
-    count: Callable[..., joint.PairCounts],
-) -> joint.PairCounts:
-    """The counts of ``tally`` with the submissions that arrived since it was stored folded
-    in (``count``: the mechanisms, then one list of reports per question), stored again
-    unless another request stored newer counts meanwhile (both are correct)."""
-    counts = joint.PairCounts.from_json(tally.counts)
-    if counts.n < survey.response_count:
-        added, through = _fold(survey, questions, tally.through, count)
-        if added is not None:
-            counts = counts + added
-            type(tally).objects.filter(pk=tally.pk, through=tally.through).update(
-                counts=counts.to_json(), through=through
-            )
-    return counts
-
-
-FOLD_CHUNK = 20_000
-"""Submissions read per round trip while folding: memory stays flat."""
-
-
-def _fold(
-    survey: Survey,
-    questions: tuple[Question, ...],
-    after: int,
-    count: Callable[..., joint.PairCounts],
-) -> tuple[joint.PairCounts | None, int]:
-    """Counts (``count``) of the submissions with an id above ``after``, and the largest id
-    read (None and ``after`` when there are none). The database extracts the questions'
-    reports from each submission; they are counted FOLD_CHUNK submissions at a time."""
-    mechanisms = [q.mechanism() for q in questions]
-    rows = (
-        survey.submissions.filter(pk__gt=after)
-        .order_by("pk")
-        .values_list(*(ReportOf(q.pk) for q in questions), "pk")
-        .iterator(chunk_size=FOLD_CHUNK)
-    )
-    total, through = None, after
-    for chunk in _chunks(rows, FOLD_CHUNK):
-        counts = count(
-            *mechanisms,
-            *(_parse(m, [row[i] for row in chunk]) for i, m in enumerate(mechanisms)),
-        )
-        total, through = counts if total is None else total + counts, chunk[-1][-1]
-    return total, through
-
-
-def _chunks(rows: Iterator[Any], size: int) -> Iterator[list[Any]]:
-    chunk = list(itertools.islice(rows, size))
-    while chunk:
-        yield chunk
-        chunk = list(itertools.islice(rows, size))
-
-
-def _parse(mechanism: ldp.Mechanism, reports: list[Any]) -> np.ndarray:
-    """Stored reports as the database gives them (``ReportOf``) as an array for
-    ``joint.pair_counts``: numbers (as numbers or text), or JSON lists of 0s and 1s, whose
-    digits, in order, are the bits. Decoding the lists with ``json`` took longer than
-    reading them (3 to 5 s per million). A check-all question's reports, JSON lists
-    [option, 0 or 1], become their tally cells."""
-    if mechanism.encoding == "sampled":
-        pairs = [json.loads(report) if isinstance(report, str) else report for report in reports]
-        return np.array([mechanism.support(pair)[0] for pair in pairs], dtype=np.int64)
-    if mechanism.encoding != "unary":
-        return np.array([int(report) for report in reports], dtype=np.int64)
-    digits = np.frombuffer("".join(reports).encode("ascii"), dtype=np.uint8)
-    bits = digits[(digits == ord("0")) | (digits == ord("1"))] - ord("0")
-    return bits.reshape(len(reports), mechanism.k).astype(np.int64)
-
-
-class ReportOf(Func):
-    """One question's report in ``Submission.reports``, extracted by the database: a number
-    (or its text), or a JSON list of 0s and 1s as text.
-
-    Hand-written SQL because Django's key lookups read a key made of digits, as question ids
-    are, as an array index. Measured on SQLite with 1,000,000 submissions, as a share of the
-    time of streaming the reports CSV in the same run: decoding each submission's whole JSON
-    in Python, 0.34x (a GRR question by a yes/no one) and 0.49x (unary by yes/no); with the
-    two reports extracted by the database, see docs/results-api.md ("Cost")."""
-
-    output_field = TextField()
-
-    def __init__(self, question_pk: int) -> None:
-        self.key = str(question_pk)
-        super().__init__(F("reports"))
-
-    def as_sqlite(self, compiler, connection, **extra):
-        sql, params = compiler.compile(self.source_expressions[0])
-        return f"json_extract({sql}, %s)", (*params, f'$."{self.key}"')
-
-    def as_postgresql(self, compiler, connection, **extra):
-        sql, params = compiler.compile(self.source_expressions[0])
-        return f"({sql} -> %s)::text", (*params, self.key)
-
-
-class ReportsOf(Func):
-    """Several questions' reports in ``Submission.reports`` as one JSON array (text), for
-    grouping submissions by their combination of reports in one statement.
-
-    One expression rather than one ``ReportOf`` per question because SQLite then parses each
-    submission's JSON once: grouping 1,000,000 submissions by four reports took 1.74 s
-    instead of 2.58 s (in-memory SQLite, same run)."""
-
-    output_field = TextField()
-
-    def __init__(self, question_pks: list[int]) -> None:
-        self.keys = [str(pk) for pk in question_pks]
-        super().__init__(F("reports"))
-
-    def as_sqlite(self, compiler, connection, **extra):
-        sql, params = compiler.compile(self.source_expressions[0])
-        paths = ", ".join(["%s"] * len(self.keys))
-        return f"json_extract({sql}, {paths})", (*params, *(f'$."{key}"' for key in self.keys))
-
-    def as_postgresql(self, compiler, connection, **extra):
-        sql, params = compiler.compile(self.source_expressions[0])
-        items = ", ".join([f"{sql} -> %s"] * len(self.keys))
-        return f"jsonb_build_array({items})::text", tuple(
-            value for key in self.keys for value in (*params, key)
-        )
-
 
 SIGNIFICANCE = 0.05
 """The association test's p-value below which the page speaks of evidence of a difference."""

@@ -23,7 +23,8 @@ from surveys import ldp
 from surveys.helpers import numbers
 from surveys.ldp import homogeneity
 from surveys.models import Question, Survey
-from surveys.queries.breakdowns import SIGNIFICANCE, ReportOf
+from surveys.queries.breakdowns import SIGNIFICANCE
+from surveys.queries.counts import ReportOf
 from surveys.queries.results import (
     CACHE_SECONDS,
     METHODS,

@@ -25,13 +25,14 @@ from surveys.helpers import numbers
 from surveys.kinds.yesno import YES_NO
 from surveys.ldp import linear, regression
 from surveys.models import Question, Survey
-from surveys.queries.breakdowns import SIGNIFICANCE, ReportsOf, number_unit
+from surveys.queries.breakdowns import SIGNIFICANCE, number_unit
 from surveys.queries.contracts import (
     RegressionCoefficient,
     RegressionPrediction,
     RegressionPredictor,
     RegressionResults,
 )
+from surveys.queries.counts import ReportsOf
 from surveys.queries.results import CACHE_SECONDS, snapshot
 
 

@@ -28,6 +28,7 @@ from surveys.ldp import among, anchors, asked, joint, numbers, scores
 from surveys.models import STUDY_TEXTS, Question, Survey, Tally, total_epsilon
 from surveys.queries import revisions
 from surveys.queries.contracts import Metadata, QuestionResults, SurveyResults
+from surveys.queries.counts import pair_counts
 from surveys.queries.wording import translate
 
 TARGET_MARGIN = 0.05
@@ -164,13 +165,11 @@ def asked_jointly(question: Question) -> bool:
 
 def _asked_pairs(survey: Survey, question: Question, n: int) -> joint.PairCounts:
     """The pair counts of a conditional question's condition (rows) and itself: the kept
-    ``PairTally`` with the new submissions folded in (``breakdowns.pair_counts``; none
+    ``PairTally`` with the new submissions folded in (``counts.pair_counts``; none
     before the first response)."""
     condition = question.asked_if
     if n == 0:
         return joint.PairCounts.zero(condition.mechanism().k, question.mechanism().k)
-    from surveys.queries.breakdowns import pair_counts  # it imports this module
-
     return pair_counts(survey, condition, question)
 
 

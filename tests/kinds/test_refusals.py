@@ -14,7 +14,8 @@ from surveys.actions.surveys import duplicate_survey, open_survey
 from surveys.ldp import asked
 from surveys.models import Choice, Question, Survey
 from surveys.queries import contracts
-from surveys.queries.breakdowns import breakdown_results, pair_counts
+from surveys.queries.breakdowns import breakdown_results
+from surveys.queries.counts import pair_counts
 from surveys.queries.results import estimate_rows, export_metadata, survey_results
 from surveys.queries.schedule import readiness_problems
 from tests.helpers import assert_shape

@@ -14,7 +14,8 @@ from django.urls import reverse
 from surveys.actions.simulate import simulate_responses
 from surveys.ldp import joint
 from surveys.models import PairTally, Submission, Survey
-from surveys.queries.breakdowns import largest_groups, pair_counts
+from surveys.queries.breakdowns import largest_groups
+from surveys.queries.counts import pair_counts
 from tests.helpers import sign_in
 
 # Cheating (yes/no) within each of three answers to "How often?": a real difference.

@@ -15,7 +15,7 @@ from surveys.actions.surveys import open_survey
 from surveys.ldp import strata
 from surveys.models import Choice, Question, Submission, Survey, TripleTally
 from surveys.queries import contracts
-from surveys.queries.breakdowns import triple_counts
+from surveys.queries.counts import triple_counts
 from tests.helpers import assert_shape, survey_of_every_encoding
 
 # Cheating (yes/no) within each of three answers to "How often?"; living on campus
