@@ -326,7 +326,7 @@ def _profile(
         if math.isinf(outer) or excess(inner, side) >= 0:
             ends.append(outer if math.isinf(outer) else inner)
             continue
-        ends.append(optimize.brentq(lambda b: excess(b, side), inner, outer, xtol=1e-6))
+        ends.append(optimize.brentq(excess, inner, outer, args=(side,), xtol=1e-6))
     return float(ends[0]), float(ends[1])
 
 
@@ -337,7 +337,6 @@ def _predictions(
     predictions = []
     w = model.parts(theta)[0].reshape(model.shape)
     for j, term in enumerate(predictors):
-        others = w.sum(axis=j)  # the others' fitted distribution
         group_shares = w.sum(axis=tuple(a for a in range(len(model.shape)) if a != j))
         for c in range(term.mechanism.k):
 
@@ -361,7 +360,6 @@ def _predictions(
                 float(special.expit(centre + ldp.Z95 * se)),
                 float(group_shares[c]),
             ))
-        del others
     return predictions
 
 
@@ -377,7 +375,8 @@ def simulate_counts(
     flat = np.asarray(table, dtype=float).ravel()
     truth = rng.choice(flat.size, size=n, p=flat / flat.sum())
     answers = np.unravel_index(truth, np.shape(table))
-    reports = [t.mechanism.perturb(a, rng) for t, a in zip((outcome, *predictors), answers)]
+    terms = (outcome, *predictors)
+    reports = [t.mechanism.perturb(a, rng) for t, a in zip(terms, answers, strict=True)]
     counts = np.zeros(np.shape(table), dtype=np.int64)
     np.add.at(counts, tuple(reports), 1)
     return counts
