@@ -49,10 +49,20 @@ ONE_HOT = ("bit", "index")
 """The encodings a question of a regression may have (one category per report)."""
 
 UNBOUNDED = 30.0
-"""A profile interval still open this far (in log odds) from the estimate is unbounded on
-that side: the reports cannot rule out any odds ratio beyond (e^30 is 1e13)."""
+"""Coefficients are kept within +-30 (log odds; e^30 is 1e13): beyond, the fitted shares
+are 0 or 1 to 13 digits, and when the reports are that uninformative the maximum would
+otherwise run off to infinity. A profile interval still open at +-30 is unbounded on that
+side: the reports cannot rule out any odds ratio beyond."""
+
+SHARE_LOGIT = 25.0
+"""The logits of the groups' shares and of the extras are kept within +-25 (a share of
+1e-11 and less is 0): a share whose maximum is 0 then stops there instead of creeping."""
 
 CHI2_95 = float(stats.chi2.ppf(0.95, 1))
+
+DENSE_SIZE = 1200
+"""Up to this many combinations of reports, the reports' law is computed with the whole
+Kronecker product of the questions' matrices (at most 11 MB) rather than axis by axis."""
 
 METHOD = gettext_noop("Maximum likelihood over the unobserved true answers")
 DESCRIPTION = gettext_noop(
@@ -154,6 +164,11 @@ class _Model:
         self.cells = math.prod(self.shape)
         self.extras = outcome.mechanism.k - 2
         self.matrices = [t.mechanism.matrix() for t in (outcome, *predictors)]
+        self.dense = None  # the whole Kronecker product, when small enough to hold
+        if outcome.mechanism.k * self.cells <= DENSE_SIZE:
+            self.dense = self.matrices[0]
+            for matrix in self.matrices[1:]:
+                self.dense = np.kron(self.dense, matrix)
         self.counts = np.asarray(counts, dtype=float)
         self.n = float(self.counts.sum())
         blocks = [t.design() for t in predictors]
@@ -164,6 +179,9 @@ class _Model:
         self.design = np.hstack(rows)
         self.width = self.design.shape[1]  # number of coefficients
         self.size = self.width + self.cells - 1 + self.cells * self.extras
+        self.upper = np.full(self.size, SHARE_LOGIT)
+        self.upper[: self.width] = UNBOUNDED
+        self.lower = -self.upper
 
     def split(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         beta = theta[: self.width]
@@ -184,6 +202,9 @@ class _Model:
         return np.vstack([u[:, 0] * (1 - sigma), u[:, 0] * sigma, u[:, 1:].T])
 
     def _apply(self, tensor: np.ndarray, transpose: bool) -> np.ndarray:
+        if self.dense is not None:  # one product instead of one per axis: faster when small
+            m = self.dense.T if transpose else self.dense
+            return (m @ tensor.ravel()).reshape(tensor.shape)
         for axis, matrix in enumerate(self.matrices):
             m = matrix.T if transpose else matrix
             tensor = np.moveaxis(np.tensordot(m, tensor, axes=(1, axis)), 0, axis)
@@ -229,7 +250,8 @@ class _Model:
             return loss, grad[free]
 
         found = optimize.minimize(
-            objective, theta[free], jac=True, method="L-BFGS-B",
+            objective, np.clip(theta[free], self.lower[free], self.upper[free]), jac=True,
+            method="L-BFGS-B", bounds=optimize.Bounds(self.lower[free], self.upper[free]),
             options={"maxiter": 5000, "ftol": 1e-15, "gtol": 1e-10, "maxcor": 30},
         )
         theta[free] = found.x
@@ -302,32 +324,67 @@ def fit(
 def _profile(
     model: _Model, theta: np.ndarray, loss: float, i: int, se: float
 ) -> tuple[float, float]:
-    """The profile-likelihood 95% interval of coefficient i (may be infinite on a side)."""
-    warm = {1: theta.copy(), -1: theta.copy()}
+    """The profile-likelihood 95% interval of coefficient i (may be infinite on a side).
 
-    def excess(b: float, side: int) -> float:
-        """2 (l_max - profile l at b) - 3.84, the profile's maximum taken from two starts
-        (the last point's and the maximum's): far from the maximum the mixture's likelihood
-        can have more than one local maximum."""
-        found = [model.fit(start, {i: b}) for start in (warm[side], theta)]
-        warm[side], value = min(found, key=lambda pair: pair[1])
-        return 2 * model.n * (value - loss) - CHI2_95
+    On each side, the end is where the signed root r(b) = +-sqrt(2 (l_max - profile l at b))
+    reaches +-1.96; r is nearly linear in b, so each trial point extrapolates r linearly from
+    the last one (a little beyond, to bracket the end), then Brent's method closes in."""
+    warm = {1: theta.copy(), -1: theta.copy()}
+    target = math.sqrt(CHI2_95)
+
+    def root(b: float, side: int) -> float:
+        """|r(b)| - 1.96, the profile's maximum taken from two starts (the last point's and
+        the maximum's): far from the maximum the mixture's likelihood can have more than one
+        local maximum."""
+        warm[side], value = model.fit(warm[side], {i: b})
+        return math.sqrt(max(2 * model.n * (value - loss), 0.0)) - target
 
     ends = []
     for side in (-1, 1):
-        step = max(se, 0.05) * ldp.Z95
-        inner, outer = theta[i], theta[i] + side * step
-        while excess(outer, side) < 0:
-            inner, outer = outer, outer + side * step
-            step *= 2
-            if abs(outer - theta[i]) > UNBOUNDED:
-                outer = side * math.inf
-                break
-        if math.isinf(outer) or excess(inner, side) >= 0:
-            ends.append(outer if math.isinf(outer) else inner)
-            continue
-        ends.append(optimize.brentq(excess, inner, outer, args=(side,), xtol=1e-6))
+        limit = UNBOUNDED - side * theta[i]  # as far as the coefficient may go
+        end = _search(lambda d, side=side: root(theta[i] + side * d, side), se, limit)
+        ends.append(float(theta[i] + side * end))
     return float(ends[0]), float(ends[1])
+
+
+def _search(excess, se: float, limit: float, tolerance: float = 1e-3) -> float:
+    """The distance d > 0 from the estimate where ``excess(d)`` (= |r| - 1.96, -1.96 at 0,
+    rising) crosses 0, to within ``tolerance`` in r; inf if not before ``limit``.
+
+    First outward: each trial point extrapolates r linearly from the last one, aiming 10%
+    beyond the end (at most 4 times farther); then regula falsi (Illinois) in the bracket,
+    which r's near linearity makes converge in a step or two."""
+    target = math.sqrt(CHI2_95)
+    inner, low = 0.0, -target  # distance with excess < 0, and its excess
+    distance = min(max(se, 0.05) * target, limit)  # the Wald end
+    if limit <= 0:
+        return math.inf
+    while True:
+        high = excess(distance)
+        if abs(high) < tolerance:
+            return distance
+        if high > 0:
+            break
+        if distance >= limit:
+            return math.inf
+        inner, low = distance, high
+        distance *= min(max(1.1 * target / max(high + target, 1e-9), 1.25), 4.0)
+        distance = min(distance, limit)
+    outer, side = distance, 0
+    for _ in range(60):
+        point = inner - low * (outer - inner) / (high - low)
+        value = excess(point)
+        if abs(value) < tolerance or outer - inner < 1e-9:
+            return point
+        if value < 0:
+            inner, low = point, value
+            high = high / 2 if side < 0 else high  # Illinois: the stale end counts half
+            side = -1
+        else:
+            outer, high = point, value
+            low = low / 2 if side > 0 else low
+            side = 1
+    return (inner + outer) / 2
 
 
 def _predictions(
