@@ -288,15 +288,16 @@ def fit(
     outcome: Term, predictors: Sequence[Term], counts: np.ndarray, profile: bool = True
 ) -> Regression:
     """The regression of ``outcome`` on ``predictors`` from the report counts ``counts``
-    (shape (k_Y, k_1, ..., k_p): respondents per combination of reports)."""
+    (shape (k_Y, k_1, ..., k_p): respondents per combination of reports; weighted counts,
+    not whole numbers, are taken as they are)."""
     check_terms(outcome, predictors)
     model = _Model(outcome, predictors, counts)
     if model.counts.shape != (outcome.mechanism.k, *model.shape):
         raise ValueError("counts must have one axis per question, one entry per report")
     if model.n <= 0:
         raise ValueError("no reports")
-    yes = outcome.mechanism.unbiased(model.counts.sum(axis=tuple(range(1, model.counts.ndim))),
-                                     int(model.n))
+    reported = model.counts.sum(axis=tuple(range(1, model.counts.ndim))) / model.n
+    yes = np.linalg.solve(model.matrices[0], reported)  # the unbiased outcome shares
     theta, loss = model.fit(model.start(float(yes[1] / max(yes[0] + yes[1], 1e-9))))
     model.precondition(model.information(theta))
     theta, loss = model.fit(theta)  # a restart from the optimum removes L-BFGS's early stops
@@ -324,7 +325,7 @@ def fit(
         column += width
     w, u, _ = model.parts(theta)
     return Regression(
-        n=int(model.n),
+        n=round(model.n),
         log_likelihood=model.log_likelihood(loss),
         coefficients=coefficients,
         tests=tests,
