@@ -340,24 +340,30 @@ def _profile(
     """The profile-likelihood 95% interval of coefficient i (may be infinite on a side).
 
     On each side, the end is where the signed root r(b) = +-sqrt(2 (l_max - profile l at b))
-    reaches +-1.96; r is nearly linear in b, so each trial point extrapolates r linearly from
-    the last one (a little beyond, to bracket the end), then Brent's method closes in."""
-    warm = {1: theta.copy(), -1: theta.copy()}
+    reaches +-1.96 (``_search``). The profile's maximum at b starts from the one found at
+    the nearest point between b and the estimate (a path from the maximum); a point found
+    beyond the end is tried from the maximum too, and the better kept: far from the maximum
+    the mixture's likelihood can have more than one local maximum, and a path that strayed
+    into a worse one would make the interval too short."""
     target = math.sqrt(CHI2_95)
-
-    def root(b: float, side: int) -> float:
-        """|r(b)| - 1.96, the profile's maximum taken from two starts (the last point's and
-        the maximum's): far from the maximum the mixture's likelihood can have more than one
-        local maximum."""
-        warm[side], value = model.fit(warm[side], {i: b})
-        return math.sqrt(max(2 * model.n * (value - loss), 0.0)) - target
-
     ends = []
     for side in (-1, 1):
+        found = {0.0: theta}  # distance from the estimate -> the profile's maximum there
+
+        def excess(d: float, found: dict = found, side: int = side) -> float:
+            """|r| - 1.96 at the distance d from the estimate on this side."""
+            start = found[max(k for k in found if k <= d)]
+            point, value = model.fit(start, {i: theta[i] + side * d})
+            if math.sqrt(max(2 * model.n * (value - loss), 0.0)) >= target:
+                again, other = model.fit(theta, {i: theta[i] + side * d})
+                if other < value:
+                    point, value = again, other
+            found[d] = point
+            return math.sqrt(max(2 * model.n * (value - loss), 0.0)) - target
+
         limit = UNBOUNDED - side * theta[i]  # as far as the coefficient may go
-        end = _search(lambda d, side=side: root(theta[i] + side * d, side), se, limit)
-        ends.append(float(theta[i] + side * end))
-    return float(ends[0]), float(ends[1])
+        ends.append(float(theta[i] + side * _search(excess, se, limit)))
+    return ends[0], ends[1]
 
 
 def _search(excess, se: float, limit: float, tolerance: float = 1e-3) -> float:
