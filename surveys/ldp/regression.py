@@ -14,18 +14,20 @@ respondents in it and D(x) its row of the design (1, dummies, scores):
     P(Y = Yes | answered, x) = 1 / (1 + exp(-D(x) . beta)),
     P(Y answered | x) = u_0(x),  P(Y = extra e | x) = u_e(x)   (free in each cell),
 
-so the true table is pi[y, x] = w(x) u_0(x) {sigma, 1 - sigma}, or w(x) u_e(x) for extras.
+so the true table is pi[y, x] = w(x) u_0(x) {1 - sigma, sigma} (No, Yes), or w(x) u_e(x) for extras.
 The reports of the questions are independent given the true answers, so the reports' law is
 lambda = (S_Y (x) S_1 (x) ... (x) S_p) pi (Kronecker product of the questions' matrices,
 applied axis by axis), and the log-likelihood is l = sum_r N[r] log lambda[r]: a finite
 mixture over the unobserved true answers. It is maximised directly over (beta, the logits
-of w, the logits of u) with its exact gradient (L-BFGS).
+of w, the logits of u) with its exact gradient (L-BFGS-B; coefficients within +-30, logits
+within +-25), then again from the maximum with each parameter scaled by its curvature there.
 
 Inference. Each coefficient's 95% interval is its profile-likelihood interval (every b with
-2 (l_max - max{l : beta_j = b}) <= 3.84); each predictor has a likelihood-ratio test (all its
-coefficients 0; chi-square with as many degrees of freedom). Predicted shares per group
-("holding the rest equal") set the predictor to the group and average over the fitted
-distribution of the other predictors; their intervals are delta-method intervals on the
+2 (l_max - max{l : beta_j = b}) <= 3.84, found along the signed root of the ratio, unbounded
+on a side still open at +-30; Wald for the intercept); each predictor has a likelihood-ratio
+test (all its coefficients 0; chi-square with as many degrees of freedom). Predicted shares
+per group ("holding the rest equal") set the predictor to the group and average over the
+fitted distribution of the other predictors; their intervals are delta-method intervals on the
 logit scale with the observed information (numerical derivative of the exact gradient).
 """
 
