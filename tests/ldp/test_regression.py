@@ -222,3 +222,26 @@ def test_a_rating_enters_as_its_score_plus_a_dummy_per_extra():
     year = Term(ldp.grr(1.0, 4), 4)
     assert year.columns() == [("answer", 1), ("answer", 2), ("answer", 3)]
     assert year.design().tolist() == [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]
+
+
+def test_with_little_information_the_intervals_are_unbounded():
+    """200 respondents at epsilon 0.5, expected counts: the maximum is still the truth, but
+    the likelihood is so flat that no odds ratio of the predictors can be ruled out."""
+    outcome, predictors = terms(0.5, rating=False)
+    table = true_table(BETA_PAIR, rating=False)
+    found = regression.fit(outcome, predictors, expected_counts(outcome, predictors, table, 200))
+    assert np.allclose([c.estimate for c in found.coefficients], BETA_PAIR, atol=1e-3)
+    for c in found.coefficients[1:]:
+        assert c.ci_low == -math.inf and c.ci_high == math.inf
+
+
+def test_the_profile_search_finds_where_the_signed_root_reaches_its_bound():
+    """On a linear signed root r(d) = d / 2 the end is 2 * 1.96 (to the search's 1e-3 in r);
+    on a curved one, where it crosses; never reached before the limit, it is unbounded."""
+    z = math.sqrt(regression.CHI2_95)
+    assert regression._search(lambda d: d / 2 - z, 1.0, 30.0) == pytest.approx(2 * z, abs=2e-3)
+    curved = regression._search(lambda d: math.sqrt(d) - z, 0.1, 30.0)
+    assert curved == pytest.approx(z**2, abs=2 * z * 1e-3 * 1.01)
+    assert regression._search(lambda d: d / 100 - z, 1.0, 30.0) == math.inf
+    assert regression._search(lambda d: -z, 1.0, 30.0) == math.inf
+    assert regression._search(lambda d: d - z, 1.0, 0.0) == math.inf  # already at the bound
