@@ -29,7 +29,10 @@ same epsilon. For every setting (predictors x epsilon x n), R simulated studies 
 - ``time``: mean seconds per fit (profile intervals, tests and predictions included).
 
 Fixed seeds. The default grid (2 and 3 predictors x epsilon 1, 2, 3 x n 2,000, 10,000,
-50,000) takes several hours on two cores; --settings picks some (e.g. 3:1:2000,3:3:50000).
+50,000) takes several hours on two cores: most fits take 0.1 to 2 seconds, but with three
+predictors at epsilon 1 about 10 (the likelihood is flat and its parameters strongly
+correlated, so each profile point takes hundreds of steps). --settings picks some (e.g.
+3:1:2000,3:3:50000), --replicates fewer studies.
 """
 
 import os
