@@ -185,6 +185,7 @@ class _Model:
         self.upper[: self.width] = UNBOUNDED
         self.lower = -self.upper
         self.scale = np.ones(self.size)  # the optimizer sees theta / scale
+        self.starts: list[np.ndarray] = []  # the starts of the fit (fit() sets them)
 
     def precondition(self, information: np.ndarray) -> None:
         """Scale each parameter by its curvature at the maximum (the diagonal of the
@@ -268,6 +269,18 @@ class _Model:
         theta[free] = found.x * scale
         return theta.copy(), float(found.fun)
 
+    def several_starts(self, outcome_share: float, count: int = 3) -> list[np.ndarray]:
+        """The plain start and ``count - 1`` others whose coefficients are drawn (fixed
+        seeds) around no effect: the likelihood can have more than one local maximum when
+        the reports say little, so every fit that matters is tried from each."""
+        plain = self.start(outcome_share)
+        starts = [plain]
+        for seed in range(1, count):
+            other = plain.copy()
+            other[1 : self.width] = np.random.default_rng(seed).normal(0, 1, self.width - 1)
+            starts.append(other)
+        return starts
+
     def start(self, outcome_share: float) -> np.ndarray:
         theta = np.zeros(self.size)
         theta[0] = special.logit(min(max(outcome_share, 0.05), 0.95))
@@ -300,7 +313,8 @@ def fit(
         raise ValueError("no reports")
     reported = model.counts.sum(axis=tuple(range(1, model.counts.ndim))) / model.n
     yes = np.linalg.solve(model.matrices[0], reported)  # the unbiased outcome shares
-    theta, loss = model.fit(model.start(float(yes[1] / max(yes[0] + yes[1], 1e-9))))
+    model.starts = model.several_starts(float(yes[1] / max(yes[0] + yes[1], 1e-9)))
+    theta, loss = min((model.fit(start) for start in model.starts), key=lambda pair: pair[1])
     model.precondition(model.information(theta))
     theta, loss = model.fit(theta)  # a restart from the optimum removes L-BFGS's early stops
     information = model.information(theta)
@@ -321,7 +335,9 @@ def fit(
     for term in predictors:
         width = len(term.columns())
         fixed = {column + i: 0.0 for i in range(width)}
-        _, restricted = model.fit(theta, fixed)
+        # from the maximum and from every start: the mixture's likelihood can have more
+        # than one local maximum, and a worse one would make the statistic too large
+        restricted = min(model.fit(start, fixed)[1] for start in (theta, *model.starts))
         statistic = max(2 * model.n * (restricted - loss), 0.0)
         tests.append(PredictorTest(statistic, width, float(stats.chi2.sf(statistic, width))))
         column += width
@@ -357,9 +373,10 @@ def _profile(
             start = found[max(k for k in found if k <= d)]
             point, value = model.fit(start, {i: theta[i] + side * d})
             if math.sqrt(max(2 * model.n * (value - loss), 0.0)) >= target:
-                again, other = model.fit(theta, {i: theta[i] + side * d})
-                if other < value:
-                    point, value = again, other
+                for other_start in (theta, model.starts[0]):
+                    again, other = model.fit(other_start, {i: theta[i] + side * d})
+                    if other < value:
+                        point, value = again, other
             found[d] = point
             return math.sqrt(max(2 * model.n * (value - loss), 0.0)) - target
 
