@@ -14,24 +14,25 @@ respondents in it and D(x) its row of the design (1, dummies, scores):
     P(Y = Yes | answered, x) = 1 / (1 + exp(-D(x) . beta)),
     P(Y answered | x) = u_0(x),  P(Y = extra e | x) = u_e(x)   (free in each cell),
 
-so the true table is pi[y, x] = w(x) u_0(x) {sigma, 1 - sigma}, or w(x) u_e(x) for extras.
+so the true table is pi[y, x] = w(x) u_0(x) {1 - sigma, sigma} (No, Yes), or w(x) u_e(x) for extras.
 The reports of the questions are independent given the true answers, so the reports' law is
 lambda = (S_Y (x) S_1 (x) ... (x) S_p) pi (Kronecker product of the questions' matrices,
 applied axis by axis), and the log-likelihood is l = sum_r N[r] log lambda[r]: a finite
 mixture over the unobserved true answers. It is maximised directly over (beta, the logits
-of w, the logits of u) with its exact gradient (L-BFGS).
+of w, the logits of u) with its exact gradient (L-BFGS-B; coefficients within +-30, logits
+within +-25), then again from the maximum with each parameter scaled by its curvature there.
 
 Inference. Each coefficient's 95% interval is its profile-likelihood interval (every b with
-2 (l_max - max{l : beta_j = b}) <= 3.84); each predictor has a likelihood-ratio test (all its
-coefficients 0; chi-square with as many degrees of freedom). Predicted shares per group
-("holding the rest equal") set the predictor to the group and average over the fitted
-distribution of the other predictors; their intervals are delta-method intervals on the
+2 (l_max - max{l : beta_j = b}) <= 3.84, found along the signed root of the ratio, unbounded
+on a side still open at +-30; Wald for the intercept); each predictor has a likelihood-ratio
+test (all its coefficients 0; chi-square with as many degrees of freedom). Predicted shares
+per group ("holding the rest equal") set the predictor to the group and average over the
+fitted distribution of the other predictors; their intervals are delta-method intervals on the
 logit scale with the observed information (numerical derivative of the exact gradient).
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -46,17 +47,24 @@ MAX_PREDICTORS = 3
 MAX_CELLS = 1000
 """Most combinations of the predictors' answers a regression may have (the fit's size)."""
 
-DENSE_CELLS = 1024
-"""Up to this many combinations of reports, the table's matrix is kept whole (8 MB at most)."""
-
 ONE_HOT = ("bit", "index")
 """The encodings a question of a regression may have (one category per report)."""
 
 UNBOUNDED = 30.0
-"""A profile interval still open this far (in log odds) from the estimate is unbounded on
-that side: the reports cannot rule out any odds ratio beyond (e^30 is 1e13)."""
+"""Coefficients are kept within +-30 (log odds; e^30 is 1e13): beyond, the fitted shares
+are 0 or 1 to 13 digits, and when the reports are that uninformative the maximum would
+otherwise run off to infinity. A profile interval still open at +-30 is unbounded on that
+side: the reports cannot rule out any odds ratio beyond."""
+
+SHARE_LOGIT = 25.0
+"""The logits of the groups' shares and of the extras are kept within +-25 (a share of
+1e-11 and less is 0): a share whose maximum is 0 then stops there instead of creeping."""
 
 CHI2_95 = float(stats.chi2.ppf(0.95, 1))
+
+DENSE_SIZE = 1200
+"""Up to this many combinations of reports, the reports' law is computed with the whole
+Kronecker product of the questions' matrices (at most 11 MB) rather than axis by axis."""
 
 METHOD = gettext_noop("Maximum likelihood over the unobserved true answers")
 DESCRIPTION = gettext_noop(
@@ -158,13 +166,11 @@ class _Model:
         self.cells = math.prod(self.shape)
         self.extras = outcome.mechanism.k - 2
         self.matrices = [t.mechanism.matrix() for t in (outcome, *predictors)]
-        cells = math.prod(m.shape[0] for m in self.matrices)
-        # The whole table's matrix, where it is small: one product instead of one per axis
-        # (measured on a fit with three predictors, 80 cells, its intervals included: 2.05 s
-        # with one product per axis, 1.06 s with the whole matrix).
-        self.kronecker = (
-            functools.reduce(np.kron, self.matrices) if cells <= DENSE_CELLS else None
-        )
+        self.dense = None  # the whole Kronecker product, when small enough to hold
+        if outcome.mechanism.k * self.cells <= DENSE_SIZE:
+            self.dense = self.matrices[0]
+            for matrix in self.matrices[1:]:
+                self.dense = np.kron(self.dense, matrix)
         self.counts = np.asarray(counts, dtype=float)
         self.n = float(self.counts.sum())
         blocks = [t.design() for t in predictors]
@@ -175,6 +181,17 @@ class _Model:
         self.design = np.hstack(rows)
         self.width = self.design.shape[1]  # number of coefficients
         self.size = self.width + self.cells - 1 + self.cells * self.extras
+        self.upper = np.full(self.size, SHARE_LOGIT)
+        self.upper[: self.width] = UNBOUNDED
+        self.lower = -self.upper
+        self.scale = np.ones(self.size)  # the optimizer sees theta / scale
+        self.starts: list[np.ndarray] = []  # the starts of the fit (fit() sets them)
+
+    def precondition(self, information: np.ndarray) -> None:
+        """Scale each parameter by its curvature at the maximum (the diagonal of the
+        information): the fits near it (profiles, tests) then take far fewer steps."""
+        curvature = np.diag(information) / self.n
+        self.scale = 1 / np.sqrt(np.clip(curvature, 1e-4, 1e4))
 
     def split(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         beta = theta[: self.width]
@@ -185,9 +202,8 @@ class _Model:
     def parts(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """w (cells), u (cells x (1 + extras)), sigma (cells)."""
         beta, alpha, eta = self.split(theta)
-        w = special.softmax(alpha)
-        u = special.softmax(np.hstack([np.zeros((self.cells, 1)), eta]), axis=1)
-        return w, u, special.expit(self.design @ beta)
+        u = _softmax(np.hstack([np.zeros((self.cells, 1)), eta]))
+        return _softmax(alpha), u, special.expit(self.design @ beta)
 
     @staticmethod
     def given(u: np.ndarray, sigma: np.ndarray) -> np.ndarray:
@@ -195,10 +211,9 @@ class _Model:
         return np.vstack([u[:, 0] * (1 - sigma), u[:, 0] * sigma, u[:, 1:].T])
 
     def _apply(self, tensor: np.ndarray, transpose: bool) -> np.ndarray:
-        """The questions' matrices (or their transposes) applied to a table, axis by axis."""
-        if self.kronecker is not None:
-            matrix = self.kronecker.T if transpose else self.kronecker
-            return (matrix @ tensor.ravel()).reshape(tensor.shape)
+        if self.dense is not None:  # one product instead of one per axis: faster when small
+            m = self.dense.T if transpose else self.dense
+            return (m @ tensor.ravel()).reshape(tensor.shape)
         for axis, matrix in enumerate(self.matrices):
             m = matrix.T if transpose else matrix
             tensor = np.moveaxis(np.tensordot(m, tensor, axes=(1, axis)), 0, axis)
@@ -229,40 +244,42 @@ class _Model:
         return -loss * self.n
 
     def fit(
-        self,
-        start: np.ndarray,
-        fixed: dict[int, float] | None = None,
-        curvature: np.ndarray | None = None,
+        self, start: np.ndarray, fixed: dict[int, float] | None = None
     ) -> tuple[np.ndarray, float]:
-        """The maximum (theta, -l / n) with the coordinates in ``fixed`` held at their values.
-        ``curvature``, the Hessian of -l / n near the start (``information`` / n), lets a
-        refit from a nearby start take a few Newton-like steps instead of learning it again
-        (BFGS started from its inverse: the profiles' refits, 5-10x fewer steps)."""
+        """The maximum (theta, -l / n) with the coordinates in ``fixed`` held at their values."""
         fixed = fixed or {}
         free = np.array([i for i in range(self.size) if i not in fixed], dtype=int)
         theta = start.copy()
         for i, value in fixed.items():
             theta[i] = value
 
-        def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
-            theta[free] = x
-            loss, grad = self.value(theta)
-            return loss, grad[free]
+        scale = self.scale[free]
 
-        if curvature is None:
-            found = optimize.minimize(
-                objective, theta[free], jac=True, method="L-BFGS-B",
-                options={"maxiter": 5000, "ftol": 1e-15, "gtol": 1e-10, "maxcor": 30},
-            )
-        else:
-            values, vectors = np.linalg.eigh(curvature[np.ix_(free, free)])
-            inverse = (vectors / np.maximum(values, values.max() * 1e-8)) @ vectors.T
-            found = optimize.minimize(
-                objective, theta[free], jac=True, method="BFGS",
-                options={"maxiter": 5000, "gtol": 1e-10, "hess_inv0": (inverse + inverse.T) / 2},
-            )
-        theta[free] = found.x
+        def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
+            theta[free] = x * scale
+            loss, grad = self.value(theta)
+            return loss, grad[free] * scale
+
+        lower, upper = self.lower[free] / scale, self.upper[free] / scale
+        found = optimize.minimize(
+            objective, np.clip(theta[free] / scale, lower, upper), jac=True,
+            method="L-BFGS-B", bounds=optimize.Bounds(lower, upper),
+            options={"maxiter": 5000, "ftol": 1e-15, "gtol": 1e-10, "maxcor": 30},
+        )
+        theta[free] = found.x * scale
         return theta.copy(), float(found.fun)
+
+    def several_starts(self, outcome_share: float, count: int = 3) -> list[np.ndarray]:
+        """The plain start and ``count - 1`` others whose coefficients are drawn (fixed
+        seeds) around no effect: the likelihood can have more than one local maximum when
+        the reports say little, so every fit that matters is tried from each."""
+        plain = self.start(outcome_share)
+        starts = [plain]
+        for seed in range(1, count):
+            other = plain.copy()
+            other[1 : self.width] = np.random.default_rng(seed).normal(0, 1, self.width - 1)
+            starts.append(other)
+        return starts
 
     def start(self, outcome_share: float) -> np.ndarray:
         theta = np.zeros(self.size)
@@ -286,20 +303,23 @@ def fit(
     outcome: Term, predictors: Sequence[Term], counts: np.ndarray, profile: bool = True
 ) -> Regression:
     """The regression of ``outcome`` on ``predictors`` from the report counts ``counts``
-    (shape (k_Y, k_1, ..., k_p): respondents per combination of reports)."""
+    (shape (k_Y, k_1, ..., k_p): respondents per combination of reports; weighted counts,
+    not whole numbers, are taken as they are)."""
     check_terms(outcome, predictors)
     model = _Model(outcome, predictors, counts)
     if model.counts.shape != (outcome.mechanism.k, *model.shape):
         raise ValueError("counts must have one axis per question, one entry per report")
     if model.n <= 0:
         raise ValueError("no reports")
-    yes = outcome.mechanism.unbiased(model.counts.sum(axis=tuple(range(1, model.counts.ndim))),
-                                     int(model.n))
-    theta, loss = model.fit(model.start(float(yes[1] / max(yes[0] + yes[1], 1e-9))))
+    reported = model.counts.sum(axis=tuple(range(1, model.counts.ndim))) / model.n
+    yes = np.linalg.solve(model.matrices[0], reported)  # the unbiased outcome shares
+    model.starts = model.several_starts(float(yes[1] / max(yes[0] + yes[1], 1e-9)))
+    theta, loss = min((model.fit(start) for start in model.starts), key=lambda pair: pair[1])
+    model.precondition(model.information(theta))
     theta, loss = model.fit(theta)  # a restart from the optimum removes L-BFGS's early stops
     information = model.information(theta)
     covariance = np.linalg.pinv(information, hermitian=True, rcond=1e-12)
-    curvature = information / model.n
+    model.precondition(information)
     names = [(-1, "intercept", -1)] + [
         (j, kind, c) for j, term in enumerate(predictors) for kind, c in term.columns()
     ]
@@ -307,7 +327,7 @@ def fit(
     for i, (j, kind, c) in enumerate(names):
         se = math.sqrt(max(covariance[i, i], 0.0))
         low, high = (
-            _profile(model, theta, loss, i, se, curvature) if profile and j >= 0
+            _profile(model, theta, loss, i, se) if profile and j >= 0
             else (float(theta[i] - ldp.Z95 * se), float(theta[i] + ldp.Z95 * se))
         )
         coefficients.append(Coefficient(j, kind, c, float(theta[i]), low, high, se))
@@ -315,13 +335,15 @@ def fit(
     for term in predictors:
         width = len(term.columns())
         fixed = {column + i: 0.0 for i in range(width)}
-        _, restricted = model.fit(theta, fixed, curvature)
+        # from the maximum and from every start: the mixture's likelihood can have more
+        # than one local maximum, and a worse one would make the statistic too large
+        restricted = min(model.fit(start, fixed)[1] for start in (theta, *model.starts))
         statistic = max(2 * model.n * (restricted - loss), 0.0)
         tests.append(PredictorTest(statistic, width, float(stats.chi2.sf(statistic, width))))
         column += width
     w, u, _ = model.parts(theta)
     return Regression(
-        n=int(model.n),
+        n=round(model.n),
         log_likelihood=model.log_likelihood(loss),
         coefficients=coefficients,
         tests=tests,
@@ -331,34 +353,76 @@ def fit(
 
 
 def _profile(
-    model: _Model, theta: np.ndarray, loss: float, i: int, se: float, curvature: np.ndarray
+    model: _Model, theta: np.ndarray, loss: float, i: int, se: float
 ) -> tuple[float, float]:
-    """The profile-likelihood 95% interval of coefficient i (may be infinite on a side)."""
-    warm = {1: theta.copy(), -1: theta.copy()}
+    """The profile-likelihood 95% interval of coefficient i (may be infinite on a side).
 
-    def excess(b: float, side: int) -> float:
-        """2 (l_max - profile l at b) - 3.84, the profile's maximum taken from two starts
-        (the last point's and the maximum's): far from the maximum the mixture's likelihood
-        can have more than one local maximum."""
-        found = [model.fit(start, {i: b}, curvature) for start in (warm[side], theta)]
-        warm[side], value = min(found, key=lambda pair: pair[1])
-        return 2 * model.n * (value - loss) - CHI2_95
-
+    On each side, the end is where the signed root r(b) = +-sqrt(2 (l_max - profile l at b))
+    reaches +-1.96 (``_search``). The profile's maximum at b starts from the one found at
+    the nearest point between b and the estimate (a path from the maximum); a point found
+    beyond the end is tried from the maximum too, and the better kept: far from the maximum
+    the mixture's likelihood can have more than one local maximum, and a path that strayed
+    into a worse one would make the interval too short."""
+    target = math.sqrt(CHI2_95)
     ends = []
     for side in (-1, 1):
-        step = max(se, 0.05) * ldp.Z95
-        inner, outer = theta[i], theta[i] + side * step
-        while excess(outer, side) < 0:
-            inner, outer = outer, outer + side * step
-            step *= 2
-            if abs(outer - theta[i]) > UNBOUNDED:
-                outer = side * math.inf
-                break
-        if math.isinf(outer) or excess(inner, side) >= 0:
-            ends.append(outer if math.isinf(outer) else inner)
-            continue
-        ends.append(optimize.brentq(lambda b, side=side: excess(b, side), inner, outer, xtol=1e-4))
-    return float(ends[0]), float(ends[1])
+        found = {0.0: theta}  # distance from the estimate -> the profile's maximum there
+
+        def excess(d: float, found: dict = found, side: int = side) -> float:
+            """|r| - 1.96 at the distance d from the estimate on this side."""
+            start = found[max(k for k in found if k <= d)]
+            point, value = model.fit(start, {i: theta[i] + side * d})
+            if math.sqrt(max(2 * model.n * (value - loss), 0.0)) >= target:
+                for other_start in (theta, model.starts[0]):
+                    again, other = model.fit(other_start, {i: theta[i] + side * d})
+                    if other < value:
+                        point, value = again, other
+            found[d] = point
+            return math.sqrt(max(2 * model.n * (value - loss), 0.0)) - target
+
+        limit = UNBOUNDED - side * theta[i]  # as far as the coefficient may go
+        ends.append(float(theta[i] + side * _search(excess, se, limit)))
+    return ends[0], ends[1]
+
+
+def _search(excess, se: float, limit: float, tolerance: float = 1e-3) -> float:
+    """The distance d > 0 from the estimate where ``excess(d)`` (= |r| - 1.96, -1.96 at 0,
+    rising) crosses 0, to within ``tolerance`` in r; inf if not before ``limit``.
+
+    First outward: each trial point extrapolates r linearly from the last one, aiming 10%
+    beyond the end (at most 4 times farther); then regula falsi (Illinois) in the bracket,
+    which r's near linearity makes converge in a step or two."""
+    target = math.sqrt(CHI2_95)
+    inner, low = 0.0, -target  # distance with excess < 0, and its excess
+    distance = min(max(se, 0.05) * target, limit)  # the Wald end
+    if limit <= 0:
+        return math.inf
+    while True:
+        high = excess(distance)
+        if abs(high) < tolerance:
+            return distance
+        if high > 0:
+            break
+        if distance >= limit:
+            return math.inf
+        inner, low = distance, high
+        distance *= min(max(1.1 * target / max(high + target, 1e-9), 1.25), 4.0)
+        distance = min(distance, limit)
+    outer, side = distance, 0
+    for _ in range(60):
+        point = inner - low * (outer - inner) / (high - low)
+        value = excess(point)
+        if abs(value) < tolerance or outer - inner < 1e-9:
+            return point
+        if value < 0:
+            inner, low = point, value
+            high = high / 2 if side < 0 else high  # Illinois: the stale end counts half
+            side = -1
+        else:
+            outer, high = point, value
+            low = low / 2 if side > 0 else low
+            side = 1
+    return (inner + outer) / 2
 
 
 def _predictions(
@@ -368,13 +432,12 @@ def _predictions(
     predictions = []
     w = model.parts(theta)[0].reshape(model.shape)
     for j, term in enumerate(predictors):
-        others = w.sum(axis=j)  # the others' fitted distribution
         group_shares = w.sum(axis=tuple(a for a in range(len(model.shape)) if a != j))
         for c in range(term.mechanism.k):
 
             def logit(t: np.ndarray, c: int = c, j: int = j) -> float:
                 beta = t[: model.width]
-                w_t = model.parts(t)[0].reshape(model.shape)
+                w_t = _softmax(model.split(t)[1]).reshape(model.shape)
                 rest = w_t.sum(axis=j).ravel()
                 rows = np.take(model.design.reshape(*model.shape, -1), c, axis=j)
                 share = float(rest @ special.expit(rows.reshape(-1, model.width) @ beta))
@@ -392,8 +455,13 @@ def _predictions(
                 float(special.expit(centre + ldp.Z95 * se)),
                 float(group_shares[c]),
             ))
-        del others
     return predictions
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    """Softmax along the last axis (scipy's, without its overhead on small arrays)."""
+    e = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
 
 
 def simulate_counts(
