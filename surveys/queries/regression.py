@@ -191,6 +191,13 @@ def _computed(
         }
 
     method = regression if logistic else linear
+    # Where the reports cannot bound a coefficient, the likelihood can have several maxima
+    # and the intervals then cover less than 95% (docs/ldp.md, "Regression"): the page says so.
+    weak = logistic and fitted is not None and any(
+        not (math.isfinite(c.ci_low) and math.isfinite(c.ci_high))
+        or abs(c.estimate) >= regression.UNBOUNDED
+        for c in fitted.coefficients
+    )
     return {
         "survey": {"id": survey.pk, "title": survey.title, "status": survey.status},
         "n": n,
@@ -202,6 +209,7 @@ def _computed(
             "labels": outcome.all_labels(),
         },
         "answered": _number(fitted.answered) if fitted else None,
+        "weak": weak,
         "number": number_unit(outcome.mechanism()) if _is_number(outcome) else None,
         "predictors": [predictor(j, q) for j, q in enumerate(predictors)],
         "method": {"name": gettext(method.METHOD), "description": gettext(method.DESCRIPTION)},

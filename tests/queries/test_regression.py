@@ -77,7 +77,7 @@ def test_the_odds_ratios_find_the_true_association_and_no_other(client, research
     assert response.status_code == 200
     data = response.json()
     assert_shape(data, contracts.RegressionResults)
-    assert data["n"] == 4000
+    assert data["n"] == 4000 and not data["weak"]
     by_group, by_campus = data["predictors"]
     logit = lambda p: math.log(p / (1 - p))  # noqa: E731
     truth = [logit(row[1]) - logit(BY_GROUP[0][1]) for row in BY_GROUP[1:]]
@@ -242,3 +242,19 @@ def test_a_number_is_explained_by_a_linear_regression(client, researcher, make_s
         assert abs(prediction["estimate"] - true_mean) < 5 * half_width / 1.96
     page = client.get(url("question-regression", survey, sleep, yes_no))
     assert page.status_code == 200 and "Differences in the mean" in page.content.decode()
+
+
+def test_a_regression_the_reports_cannot_bound_is_flagged(client, researcher, make_survey):
+    """200 respondents at epsilon 0.5: the reports say almost nothing about the odds, so some
+    interval is unbounded and the page warns that the intervals are unreliable."""
+    survey = make_survey(researcher, epsilons=(0.5, 0.5), status="open")
+    yes_no, groups = survey.ordered_questions()
+    simulate_responses(survey, 200, {yes_no.pk: [0.7, 0.3], groups.pk: GROUPS}, seed=2)
+    survey.refresh_from_db()
+    client.force_login(researcher)
+    data = client.get(url("question-regression-json", survey, yes_no, groups)).json()
+    assert data["weak"]
+    assert any(c["ci_high"] is None or c["ci_low"] is None
+               for c in data["predictors"][0]["coefficients"])
+    page = client.get(url("question-regression", survey, yes_no, groups)).content.decode()
+    assert "The responses say too little for this regression yet." in page
