@@ -16,6 +16,7 @@ from django.utils import translation
 
 from surveys import ldp
 from surveys.actions import surveys as survey_actions
+from surveys.actions.simulate import simulate_responses
 from surveys.actions.submissions import submission_create
 from surveys.models import Choice, Invitation, Question, Submission, Survey, Tally
 from surveys.views.respond import OUTCOME_UNKNOWN
@@ -213,6 +214,22 @@ def sign_in(page, live_server) -> None:
     page.fill("#id_password", "pass-for-tests-1")
     page.click("button[type=submit]")
     page.wait_for_url("**/surveys/")
+
+
+def cheating_on_campus(make_survey, owner) -> Survey:
+    """Open: cheating (yes/no), how often (3 answers), living on campus (yes/no); 2,000
+    simulated respondents, cheating depending on how often. Needs a survey limit of 6."""
+    survey = make_survey(owner, epsilons=(2.0, 2.0))
+    Question.objects.create(
+        survey=survey, order=3, text="Do you live on campus?", kind="yesno", epsilon=2.0
+    )
+    survey_actions.open_survey(survey)
+    yes_no, groups, campus = survey.ordered_questions()
+    simulate_responses(
+        survey, 2000, {groups.pk: [0.5, 0.3, 0.2], campus.pk: [0.6, 0.4]}, seed=8,
+        given={yes_no.pk: {"question": groups.pk, "shares": [[0.9, 0.1], [0.7, 0.3], [0.4, 0.6]]}},
+    )
+    return survey
 
 
 def is_submit(request) -> bool:

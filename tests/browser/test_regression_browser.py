@@ -7,10 +7,8 @@ No sleeps: every wait is for a navigation or an element, each with its timeout."
 import pytest
 from django.urls import reverse
 
-from surveys.actions.simulate import simulate_responses
-from surveys.actions.surveys import open_survey
-from surveys.models import Question, Survey
-from tests.helpers import AXE_CONTEXTS
+from surveys.models import Survey
+from tests.helpers import AXE_CONTEXTS, cheating_on_campus, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("transactional_db")]
 
@@ -20,28 +18,8 @@ WAIT = 15_000
 
 @pytest.fixture
 def survey(researcher, make_survey, epsilon_limits) -> Survey:
-    """Open: cheating (yes/no), how often (3 answers), living on campus (yes/no); 2,000
-    simulated respondents, cheating depending on how often."""
     epsilon_limits(question=2.0, survey=6.0)
-    survey = make_survey(researcher, epsilons=(2.0, 2.0))
-    Question.objects.create(
-        survey=survey, order=3, text="Do you live on campus?", kind="yesno", epsilon=2.0
-    )
-    open_survey(survey)
-    yes_no, groups, campus = survey.ordered_questions()
-    simulate_responses(
-        survey, 2000, {groups.pk: [0.5, 0.3, 0.2], campus.pk: [0.6, 0.4]}, seed=8,
-        given={yes_no.pk: {"question": groups.pk, "shares": [[0.9, 0.1], [0.7, 0.3], [0.4, 0.6]]}},
-    )
-    return survey
-
-
-def sign_in(page, live_server) -> None:
-    page.goto(live_server.url + reverse("login"), timeout=WAIT)
-    page.fill("#id_username", "alice", timeout=WAIT)
-    page.fill("#id_password", "pass-for-tests-1", timeout=WAIT)
-    page.click("button[type=submit]", timeout=WAIT)
-    page.wait_for_url("**/surveys/", timeout=WAIT)
+    return cheating_on_campus(make_survey, researcher)
 
 
 @pytest.mark.parametrize("tag", list(AXE_CONTEXTS))
