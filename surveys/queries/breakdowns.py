@@ -20,11 +20,10 @@ the pairs of the two grouping questions' reports, so each order is its own table
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
-from django.core.cache import cache
 from django.utils.translation import gettext
 
 from surveys import ldp
@@ -41,7 +40,7 @@ from surveys.queries.contracts import (
     StratifiedResults,
 )
 from surveys.queries.counts import pair_counts, triple_counts
-from surveys.queries.results import CACHE_SECONDS, in_words, snapshot
+from surveys.queries.results import cached, in_words, snapshot
 
 SIGNIFICANCE = 0.05
 """The association test's p-value below which the page speaks of evidence of a difference."""
@@ -65,33 +64,12 @@ def breakdown_results(
     even the pair's counts, which are folded forward when there is something new."""
     compared = "-".join(map(str, compare or ()))
 
-    return _cached(
+    return cached(
         "breakdown",
         survey,
         lambda n: f"{snapshot(survey, n)}-{question.pk}-{group.pk}-{compared}",
-        lambda: pair_counts(survey, group, question),
-        lambda counts: _computed(survey, question, group, compare, counts),
+        lambda: _computed(survey, question, group, compare, pair_counts(survey, group, question)),
     )
-
-
-def _cached(
-    name: str,
-    survey: Survey,
-    key: Callable[[int], str],
-    count: Callable[[], joint.PairCounts],
-    compute: Callable[[joint.PairCounts], Any],
-) -> Any:
-    """What ``compute`` makes of the counts ``count`` reads, cached as ``name`` under
-    ``key(n)`` for the number n of responses they count (its ``snapshot``): read from the
-    cache when there is one for the survey's response count, else computed and stored under
-    the n actually read."""
-    computed = cache.get(f"{name}:{key(survey.response_count)}")
-    if computed is None:
-        counts = count()
-        computed = compute(counts)
-        computed["snapshot"] = key(counts.n)
-        cache.set(f"{name}:{computed['snapshot']}", computed, CACHE_SECONDS)
-    return computed
 
 
 def _computed(
@@ -314,12 +292,13 @@ def stratified_results(
     one answer each (``strata.ONE_HOT``), and ``question`` is not a number or check-all one
     (the form refuses the others). Cached like ``breakdown_results``."""
 
-    return _cached(
+    return cached(
         "strata",
         survey,
         lambda n: f"{snapshot(survey, n)}-{question.pk}-{group.pk}-within-{stratum.pk}",
-        lambda: triple_counts(survey, question, group, stratum),
-        lambda counts: _stratified(survey, question, group, stratum, counts),
+        lambda: _stratified(
+            survey, question, group, stratum, triple_counts(survey, question, group, stratum)
+        ),
     )
 
 

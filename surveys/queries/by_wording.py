@@ -15,7 +15,6 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from django.core.cache import cache
 from django.db.models import Count
 from django.utils.translation import gettext
 
@@ -26,8 +25,8 @@ from surveys.models import Question, Survey
 from surveys.queries.breakdowns import SIGNIFICANCE
 from surveys.queries.counts import ReportOf
 from surveys.queries.results import (
-    CACHE_SECONDS,
     METHODS,
+    cached,
     in_words,
     question_results,
     snapshot,
@@ -68,14 +67,12 @@ def by_wording_results(survey: Survey, question: Question) -> dict[str, Any]:
     ``test`` of equal answers across the recorded versions (None with fewer than two), and
     ``test_summary`` in words. Cached under the results snapshot."""
 
-    def key(n: int) -> str:
-        return f"by-wording:{snapshot(survey, n)}-{question.pk}"
-
-    computed = cache.get(key(survey.response_count))
-    if computed is None:
-        computed = _computed(survey, question)
-        computed["snapshot"] = key(computed["n"])
-        cache.set(computed["snapshot"], computed, CACHE_SECONDS)
+    computed = cached(
+        "by-wording",
+        survey,
+        lambda n: f"{snapshot(survey, n)}-{question.pk}",
+        lambda: _computed(survey, question),
+    )
     return computed | {"methods": in_words(METHODS)}
 
 

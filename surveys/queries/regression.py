@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from django.core.cache import cache
 from django.db.models import Count
 from django.utils.translation import gettext
 
@@ -33,7 +32,7 @@ from surveys.queries.contracts import (
     RegressionResults,
 )
 from surveys.queries.counts import ReportsOf
-from surveys.queries.results import CACHE_SECONDS, snapshot
+from surveys.queries.results import cached, snapshot
 
 
 def term(question: Question) -> regression.Term:
@@ -67,15 +66,10 @@ def outcome_problem(outcome: Question) -> str | None:
 
 
 def problem(outcome: Question, predictors: Sequence[Question]) -> str | None:
-    """Why these questions cannot make a regression, in a sentence, or None."""
-    if outcome_problem(outcome):
-        return outcome_problem(outcome)
-    if not predictors:
-        return gettext("Choose at least one question to explain it by.")
-    if len(predictors) > regression.MAX_PREDICTORS:
-        return gettext("Choose at most %(count)d questions to explain it by.") % {
-            "count": regression.MAX_PREDICTORS
-        }
+    """Why these questions cannot make a regression, in a sentence, or None. How many may
+    explain it, and which kinds, the form checks (``forms.RegressionForm``)."""
+    if reason := outcome_problem(outcome):
+        return reason
     explained = [] if _is_number(outcome) else [outcome]  # a number has its own estimator
     for question in (*explained, *predictors):
         if question.mechanism().encoding not in regression.ONE_HOT:
@@ -115,14 +109,14 @@ def regression_results(
     """The regression of ``outcome`` on ``predictors`` (questions of the opened ``survey``
     for which ``problem`` is None), as JSON-ready data, cached like a breakdown."""
     ids = "-".join(str(q.pk) for q in (outcome, *predictors))
-    key = f"regression:{snapshot(survey, survey.response_count)}-{ids}"
-    computed = cache.get(key)
-    if computed is None:
-        counts = report_counts(survey, [outcome, *predictors])
-        computed = _computed(survey, outcome, predictors, counts)
-        computed["snapshot"] = f"{snapshot(survey, computed['n'])}-{ids}"
-        cache.set(f"regression:{computed['snapshot']}", computed, CACHE_SECONDS)
-    return computed
+    return cached(
+        "regression",
+        survey,
+        lambda n: f"{snapshot(survey, n)}-{ids}",
+        lambda: _computed(
+            survey, outcome, predictors, report_counts(survey, [outcome, *predictors])
+        ),
+    )
 
 
 def _computed(
@@ -213,7 +207,7 @@ def _computed(
         "number": number_unit(outcome.mechanism()) if _is_number(outcome) else None,
         "predictors": [predictor(j, q) for j, q in enumerate(predictors)],
         "method": {"name": gettext(method.METHOD), "description": gettext(method.DESCRIPTION)},
-        "snapshot": "",
+        "snapshot": "",  # set by ``cached``
     }
 
 

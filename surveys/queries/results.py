@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from django.conf import settings
@@ -112,6 +112,20 @@ def survey_results(survey: Survey) -> SurveyResults:
         "methods": in_words(METHODS),
         "questions": computed["questions"],
     }
+
+
+def cached(name: str, survey: Survey, key: Callable[[int], str], compute: Callable[[], Any]) -> Any:
+    """What ``compute`` returns (JSON-ready, with its ``n``: the responses it counted),
+    cached as ``name`` under ``key(n)`` (its ``snapshot``, which also keys the page's cached
+    fragment): read from the cache when there is one for the survey's response count, else
+    computed and stored under the n actually read. Breakdowns, regressions and answers by
+    wording are cached this way."""
+    computed = cache.get(f"{name}:{key(survey.response_count)}")
+    if computed is None:
+        computed = compute()
+        computed["snapshot"] = key(computed["n"])
+        cache.set(f"{name}:{computed['snapshot']}", computed, CACHE_SECONDS)
+    return computed
 
 
 def snapshot(survey: Survey, n: int) -> str | None:
