@@ -8,7 +8,7 @@ refusing, a 5-point rating scale with 10% refusing (shares and the mean score am
 answered), and a conditional multiple-choice follow-up of 4 answers asked of 30% (the rest
 "Not asked") of whom 5% refuse. Epsilon 0.5, 1, 2, 4; n 100 to 100,000; R studies per cell,
 support counts drawn from their exact laws (``bench_rating.simulate_counts``). Prints, per
-cell, the worst and mean coverage over the answers' shares (and the mean score's) with the
+cell, the worst, best and mean coverage over the answers' shares (and the mean score's) with the
 binomial standard error, the largest absolute bias of a headline share, and how often the
 interval is all of [0, 1]. ``LOW`` flags coverage below 0.93, ``HIGH`` above 0.97 with
 n >= 1000.
@@ -71,6 +71,7 @@ def cell(truth: np.ndarray, answers: int, scored: bool, epsilon: float, n: int, 
     return {
         "mechanism": mechanism.label.split(" ")[0],
         "worst": float(coverage.min()),
+        "best": float(coverage.max()),
         "mean": float(coverage.mean()),
         "bias": float(np.abs(errors / studies).max()),
         "whole": float(whole.max() / studies),
@@ -112,19 +113,21 @@ def main() -> None:
     error = np.sqrt(0.95 * 0.05 / studies)
     print(f"{studies} studies per cell; a coverage's Monte-Carlo standard error is "
           f"about {error:.3f}")
-    print(f"{'case':27} {'eps':>4} {'n':>7} {'mech':>5} {'worst':>6} {'mean':>6} "
-          f"{'|bias|':>7} {'[0,1]':>6} {'mean score':>10}")
+    print(f"{'case':27} {'eps':>4} {'n':>7} {'mech':>5} {'worst':>6} {'best':>6} "
+          f"{'mean':>6} {'|bias|':>7} {'[0,1]':>6} {'mean score':>10}")
     for name, (truth, answers, scored) in CASES.items():
         for epsilon in EPSILONS:
             for n in SIZES:
                 found = cell(truth, answers, scored, epsilon, n, studies, rng)
                 flags = [
-                    x for x in (found["worst"], found["mean_score"]) if np.isfinite(x)
+                    x for x in (found["worst"], found["best"], found["mean_score"])
+                    if np.isfinite(x)
                 ]
                 flag = "LOW" if min(flags) < 0.93 else (
                     "HIGH" if n >= 1000 and max(flags) > 0.97 else "")
                 print(f"{name:27} {epsilon:4} {n:7} {found['mechanism']:>5} "
-                      f"{found['worst']:6.3f} {found['mean']:6.3f} {found['bias']:7.4f} "
+                      f"{found['worst']:6.3f} {found['best']:6.3f} {found['mean']:6.3f} "
+                      f"{found['bias']:7.4f} "
                       f"{found['whole']:6.3f} {found['mean_score']:10.3f} {flag}")
 
 

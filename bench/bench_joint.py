@@ -20,9 +20,10 @@ with a unary question each respondent is randomized with ``perturb`` and counted
   rejection rate under independence (the same group shares and overall answer shares, Pi =
   row totals x column totals), also from R studies;
 - ``clip``: the share of cell and share intervals whose unbiased estimate lay outside
-  [0, 1] (a share's: N outside [0, D]) and was tested at the nearer end instead
-  (``joint._score_interval``), and ``|clip``: the coverage of those intervals alone, over
-  all their cells; ``flat``: how many intervals had no width (under 1e-4) in all studies;
+  [0, 1] (a share's: N outside [0, D]), where a central test would reject every value and
+  ``joint._score_interval`` relies on Feldman and Cousins' ordering, and ``|clip``: the
+  coverage of those intervals alone, over all their cells; ``flat``: how many intervals
+  had no width (under 1e-4) in all studies;
 - ``bias``: the largest |mean - truth| / (Monte-Carlo standard error) over cells of the
   unbiased joint, and of the headline (maximum-likelihood) joint relative to its own
   standard deviation (its bias near 0 is the price of staying non-negative);

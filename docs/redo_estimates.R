@@ -342,16 +342,58 @@ moment <- function(m, S, x, y) {  # E[(x . e)(y . e) | true answer i], for each 
   else as.vector((x * y) %*% S)
 }
 
-# Every t in [0, 1] accepted: the accepted points of a grid of 257 and of the estimate itself,
-# each end then refined by 40 halvings towards its rejected neighbour. variance: V(t)'s
-# coefficients c0 + c1 t + c2 t^2 + c3 t^3. NaN when nothing is accepted.
+# Near 0 or 1 the test orders the estimates as Feldman and Cousins do for a normal mean
+# bounded below (docs/ldp.md, "Estimates near 0 or 1"): for a mean `gap` standard deviations
+# above its bound, the residual is accepted within [a, b], b solving
+# pnorm(b) - pnorm(-(gap^2 + b^2) / (2 gap)) = level and a = -(gap^2 + b^2) / (2 gap);
+# from gap = z on, [-z, z]. b is tabulated on 2,049 points of [0, z] and interpolated.
+bounded_table <- function(z) {
+  level <- pnorm(z) - pnorm(-z)
+  mu <- seq(0, z, length.out = 2049)
+  inner <- mu[-1]
+  low <- rep(0, length(inner))
+  high <- rep(z, length(inner))
+  for (i in 1:60) {
+    d <- (low + high) / 2
+    covered <- pnorm(d) - pnorm(-(inner^2 + d^2) / (2 * inner)) >= level
+    low <- ifelse(covered, low, d)
+    high <- ifelse(covered, d, high)
+  }
+  list(mu = mu, b = c(qnorm(level), high))
+}
+tables <- new.env()
+accepted_limits <- function(gap, z) {
+  key <- format(z, digits = 17)
+  if (is.null(tables[[key]])) tables[[key]] <- bounded_table(z)
+  table <- tables[[key]]
+  inside <- gap < z
+  high <- ifelse(inside, approx(table$mu, table$b, pmin(gap, z))$y, z)
+  low <- ifelse(inside, -(gap^2 + high^2) / (2 * gap), -z)
+  list(low = ifelse(gap > 0, low, -Inf), high = high)
+}
+
+# Every t in [0, 1] accepted: the residual estimate - t scale, in standard deviations
+# sqrt(V(t) / n), within the limits for the nearer bound (a mean t scale above 0, or
+# (1 - t) scale below scale); where V(t) <= 0 only a residual of 0. The accepted points of a
+# grid of 257 and of the estimate itself, each end then refined by 40 halvings towards its
+# rejected neighbour. variance: V(t)'s coefficients c0 + c1 t + c2 t^2 + c3 t^3. NaN when
+# nothing is accepted.
 score_interval <- function(estimate, scale, variance, n, z) {
   if (scale <= 0) return(c(0, 1))  # the denominator is not estimated above 0
-  estimate <- clip(estimate, 0, scale)  # a ratio outside [0, 1] is tested as its nearer end
-  z2 <- z * z
-  p <- c(n * estimate^2 - z2 * variance[1], -2 * n * estimate * scale - z2 * variance[2],
-         n * scale^2 - z2 * variance[3], -z2 * variance[4])
-  rejected <- function(t) p[1] + t * (p[2] + t * (p[3] + t * p[4])) > 0
+  if (variance[1] <= 0) estimate <- max(estimate, 0)  # nothing randomized: cannot be below 0
+  if (sum(variance) <= 0) estimate <- min(estimate, scale)
+  rejected <- function(t) {
+    spread <- variance[1] + t * (variance[2] + t * (variance[3] + t * variance[4]))
+    residual <- estimate - t * scale
+    sd <- sqrt(pmax(spread, 0) / n)
+    above <- t * scale / sd
+    below <- (1 - t) * scale / sd
+    limits <- accepted_limits(pmin(above, below), z)
+    nearer_low <- above <= below
+    low <- ifelse(nearer_low, limits$low, -limits$high)
+    high <- ifelse(nearer_low, limits$high, -limits$low)
+    ifelse(spread > 0, residual < low * sd | residual > high * sd, residual != 0)
+  }
   grid <- seq(0, 1, length.out = 257)
   centre <- clip(estimate / scale, 0, 1)
   accepted <- grid[!rejected(grid)]
@@ -469,7 +511,8 @@ checkall_estimate <- function(spec, option, ticked, n) {
 # With extra boxes after the `options` options ("No answer", "Not asked", each ticked alone by
 # those who gave it): each option's share among those who answered, pi_j / D with
 # D = 1 - (the extra boxes' shares), and their mean number of options ticked, with Fieller's
-# interval (the numerator and the denominator rest on different reports).
+# interval (the numerator and the denominator rest on different reports), each end found for
+# an unbiased share half a report further out (Yates' continuity correction).
 checkall_among <- function(spec, option, ticked, n, options) {
   k <- spec$k
   box <- randomization(list(mechanism = "rr", encoding = "bit", k = 2, epsilon = spec$epsilon))
@@ -497,7 +540,10 @@ checkall_among <- function(spec, option, ticked, n, options) {
   for (j in seq_len(options + 1)) {
     variance <- c(per_report[j] * a * (1 - a), per_report[j] * b * c,
                   d_variance - per_report[j] * b * b, 0)
-    interval <- if (n_a[j] == 0) c(0, 1) else score_interval(f_a[j], total, variance, n, z)
+    half <- 0.5 / (max(n_a[j], 1) * c)  # Yates' correction: half a report further out
+    interval <- if (n_a[j] == 0) c(0, 1)
+                else c(score_interval(f_a[j] - half, total, variance, n, z)[1],
+                       score_interval(f_a[j] + half, total, variance, n, z)[2])
     headline <- if (known_e && fitted > 0 && n_a[j] > 0) clip(clip(f_a[j], 0, 1) / fitted, 0, 1)
                 else NaN
     interval <- widen(interval, headline)

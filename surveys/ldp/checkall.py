@@ -248,10 +248,11 @@ class SampledBoxes:
         variance when the ratio is t (as a score test: Wilson's interval when nothing is
         randomized), and Var(D_hat) the extras' Warner variances at their fitted shares;
         D_fit = 1 - (the extras' shares clipped to [0, 1]), within [0, 1]
-        (``joint._score_interval``, which tests an estimate outside [0, D_hat] as its
-        nearest end and gives [0, 1] when D_hat is not above 0). The headline is the
-        options' clipped shares over D_fit, within [0, 1] (NaN when D_fit is 0), and the
-        interval is widened to contain it. An option no report was about, or an extra
+        (``joint._score_interval``: Feldman and Cousins' ordering near 0 and 1, [0, 1]
+        when D_hat is not above 0), with Yates' continuity correction: the low end is found
+        for f_a less half a report, 0.5 / (n_a c), the high end for f_a plus it. The
+        headline is the options' clipped shares over D_fit, within [0, 1] (NaN when D_fit is
+        0), and the interval is widened to contain it. An option no report was about, or an extra
         answer none was, leaves its intervals [0, 1]."""
         m = int(options)
         if not 2 <= m < self.k:
@@ -281,7 +282,12 @@ class SampledBoxes:
             np.zeros_like(per_report),
         ], axis=-1)
         total = 1 - float(f_e.sum()) if known_e else 0.0
-        low, high = _score_interval(f_a, np.full(m + 1, total), variance, n, z)
+        # Yates' continuity correction: the counts move by whole reports, some 10 or 20 a
+        # box at n = 100, so each end is found for an estimate half a report further out.
+        half = 0.5 / (np.maximum(n_a, 1) * c)
+        scales = np.full(m + 1, total)
+        low = _score_interval(f_a - half, scales, variance, n, z)[0]
+        high = _score_interval(f_a + half, scales, variance, n, z)[1]
         unknown = n_a == 0
         low, high = np.where(unknown, 0.0, low), np.where(unknown, 1.0, high)
         if known_e and fitted > 0:

@@ -60,6 +60,7 @@ from typing import Any
 import numpy as np
 from scipy.special import gammaincc
 
+from . import bounded
 from . import mechanisms as ldp
 from ._checks import check_n, is_integer, is_real, read_only
 from ._words import gettext_noop
@@ -579,39 +580,45 @@ refined by 40 halvings (to 1e-14)."""
 def _score_interval(
     estimate: np.ndarray, scale: np.ndarray, variance: np.ndarray, n: int, z: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Every t in [0, 1] that a score test accepts: n (estimate - t scale)^2 <= z^2 V(t),
-    with V(t) the variance (times n) of estimate - t scale when the truth is t
-    (``variance``: coefficients of a cubic, last axis). For a cell (scale 1) this is Wilson's
-    interval when there is no randomization; for a share (estimate N, scale D) it is
-    Fieller's interval with the variance taken at the hypothesised share instead of the
-    estimated one.
+    """Every t in [0, 1] that a score test accepts: the estimate's residual from t scale, in
+    standard deviations sd(t) = sqrt(V(t) / n) taken when the truth is t (``variance``: the
+    coefficients of the cubic V, last axis), within the limits ``bounded.accepted_limits``
+    gives for a mean t scale / sd(t) above 0, or (1 - t) scale / sd(t) below scale,
+    whichever is nearer: -z and z away from both, Feldman and Cousins' ordering near them.
+    Away from 0 and 1 this is Wilson's interval for a cell when there is no randomization,
+    and for a share (estimate N, scale D) Fieller's interval with the variance taken at the
+    hypothesised share instead of the estimated one.
 
-    An estimate below 0 or above ``scale`` (a ratio estimate / scale outside [0, 1], which
-    randomization makes possible) is tested as 0 or ``scale``: the test could otherwise
-    reject every t, or accept only t within a hair of 0 or 1, and the interval would have
-    no width. Clipped, the interval contains the one the estimate had (the ends move
-    monotonically with the estimate), so coverage can only rise (docs/ldp.md). Where
-    ``scale`` is 0 or below (a group estimated empty or smaller), the interval is [0, 1].
+    Near 0 or 1 the ordering gives the interval its full coverage and never leaves it
+    without width: an estimate below 0 or above ``scale`` (a ratio outside [0, 1], which
+    randomization makes possible) is still accepted at t = 0 or 1 (docs/ldp.md, "Estimates
+    near 0 or 1"). Where ``scale`` is 0 or below (a group estimated empty or smaller), the
+    interval is [0, 1]. Where V(t) is 0 or below (no variance, or one estimated below 0),
+    t is accepted only if the residual is 0; so where V(0) is 0 (nothing randomized: no
+    estimate below 0 can happen under any t) an estimate below 0 is tested as 0, and one
+    above ``scale`` as ``scale`` where V(1) is 0.
 
     The hull of the accepted trial values (``_GRID`` and the point estimate
     clip(estimate / scale, 0, 1), so that narrow intervals are found too), each end refined
-    by bisection towards its rejected neighbour; NaN where no trial value is accepted (a
-    variance estimated below 0)."""
+    by bisection towards its rejected neighbour; NaN where no trial value is accepted."""
     unknown = scale <= 0
-    estimate = np.clip(estimate, 0, np.maximum(scale, 0))
-    z2 = z * z
     c0, c1, c2, c3 = np.moveaxis(variance, -1, 0)
-    coefficients = [
-        n * estimate**2 - z2 * c0,
-        -2 * n * estimate * scale - z2 * c1,
-        n * scale**2 - z2 * c2,
-        -z2 * c3,
-    ]
+    estimate = np.where(c0 > 0, estimate, np.fmax(estimate, 0))
+    estimate = np.where(c0 + c1 + c2 + c3 > 0, estimate, np.fmin(estimate, scale))
 
     def rejected(t: np.ndarray, grid: bool = False) -> np.ndarray:
         """Whether each t is rejected: t has the estimate's shape, or is ``_GRID`` (last axis)."""
-        a, b, c, d = (x[..., None] if grid else x for x in coefficients)
-        return a + t * (b + t * (c + t * d)) > 0
+        x, s, a, b, c, d = (
+            v[..., None] if grid else v for v in (estimate, scale, c0, c1, c2, c3)
+        )
+        residual, spread = x - t * s, a + t * (b + t * (c + t * d))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            sd = np.sqrt(spread / n)
+            above, below = t * s / sd, (1 - t) * s / sd
+            low, high = bounded.accepted_limits(np.fmin(above, below), z)
+            low, high = np.where(above <= below, low, -high), np.where(above <= below, high, -low)
+            outside = (residual < low * sd) | (residual > high * sd)
+        return np.where(spread > 0, outside, residual != 0)
 
     with np.errstate(divide="ignore", invalid="ignore"):
         center = np.clip(np.where(scale > 0, estimate / scale, 0.5), 0, 1)

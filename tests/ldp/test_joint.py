@@ -11,9 +11,10 @@ import time
 
 import numpy as np
 import pytest
+from scipy.special import ndtr
 
 from surveys import ldp
-from surveys.ldp import joint
+from surveys.ldp import bounded, joint
 
 
 def simulate(mech_a, mech_b, pi, n, rng):
@@ -312,26 +313,52 @@ def test_an_empty_group_is_flagged_and_its_shares_are_unknown():
 
 
 def test_score_interval_is_wilsons_without_randomization():
-    """With V(p) = p (1 - p) (no randomization) the score interval is Wilson's, also when it
-    is narrower than the trial grid's spacing."""
+    """With V(p) = p (1 - p) (no randomization) the score interval is Wilson's where its ends
+    are at least z standard deviations from 0 and 1, also when it is narrower than the
+    trial grid's spacing."""
     z = 1.959963984540054
-    for n, x in ((20, 0.0), (20, 0.35), (300, 0.02), (300, 1.0), (10**7, 0.4), (10**7, 1e-6)):
+    for n, x in ((20, 0.0), (20, 0.35), (300, 0.05), (300, 1.0), (10**7, 0.4), (10**7, 1e-6)):
         low, high = joint._score_interval(
             np.array([x]), np.ones(1), np.array([[0.0, 1.0, -1.0, 0.0]]), n, z
         )
         centre, half = x + z * z / (2 * n), z * math.sqrt(x * (1 - x) / n + z * z / (4 * n * n))
-        assert low[0] == pytest.approx((centre - half) / (1 + z * z / n), abs=1e-12)
-        assert high[0] == pytest.approx((centre + half) / (1 + z * z / n), abs=1e-12)
+        assert low[0] == pytest.approx(max(0, (centre - half) / (1 + z * z / n)), abs=1e-12)
+        assert high[0] == pytest.approx(min(1, (centre + half) / (1 + z * z / n)), abs=1e-12)
 
 
+def test_near_0_the_ordering_of_feldman_and_cousins_holds_its_level():
+    """For a normal estimate of a mean mu >= 0, the accepted region has the test's level
+    exactly, its two ends have the same likelihood ratio (the ordering), it is the central
+    mu +- z from mu = z on, and one-sided at mu = 0."""
+    z = 1.959963984540054
+    gap = np.linspace(0, 3, 61)
+    low, high = bounded.accepted_limits(gap, z)
+    np.testing.assert_allclose(ndtr(high) - ndtr(low), 0.95, atol=1e-7)
+    near = (gap > 0) & (gap < z)
+    x1, x2 = gap[near] + low[near], gap[near] + high[near]
+    np.testing.assert_allclose(x1 * gap[near] - gap[near] ** 2 / 2, -((x2 - gap[near]) ** 2) / 2)
+    assert np.all(x1 < 0)
+    np.testing.assert_allclose(low[gap >= z], -z)
+    np.testing.assert_allclose(high[gap >= z], z)
+    assert low[0] == -np.inf and high[0] == pytest.approx(1.6448536269514722)
 
-def test_an_estimate_beyond_0_or_1_is_tested_at_the_nearer_end():
-    """A cell's unbiased estimate below 0 gets the interval of the estimate 0, one above 1
-    that of 1 (Wilson's, without randomization): never empty, never a point."""
-    variance = np.array([[0.0, 1.0, -1.0, 0.0]] * 4)
+
+def test_an_estimate_beyond_0_or_1_gets_an_interval_with_width_at_that_end():
+    """A cell's unbiased estimate below 0 gets an interval [0, u] with u > 0, narrower the
+    further below 0 it falls; one above 1 gets [l, 1] likewise: never empty, never a point.
+    Without randomization (no variance at 0 or 1) no estimate can fall beyond them: one that
+    does gets the interval of 0 or 1, Wilson's."""
+    randomized = np.array([[0.25, 0.5, -0.5, 0.0]] * 4)  # V(t) > 0 on [0, 1]
     low, high = joint._score_interval(
-        np.array([-0.3, 0.0, 1.4, 1.0]), np.ones(4), variance, 50, 1.96
+        np.array([-5.0, -0.5, -0.1, 0.0]), np.ones(4), randomized, 400, 1.96
     )
+    assert low.tolist() == [0, 0, 0, 0] and 0 < high[0] < high[1] < high[2] < high[3]
+    low, high = joint._score_interval(
+        np.array([6.0, 1.5, 1.1, 1.0]), np.ones(4), randomized, 400, 1.96
+    )
+    assert high.tolist() == [1, 1, 1, 1] and low[0] > low[1] > low[2] > low[3] > 0
+    plain = np.array([[0.0, 1.0, -1.0, 0.0]] * 4)
+    low, high = joint._score_interval(np.array([-0.3, 0.0, 1.4, 1.0]), np.ones(4), plain, 50, 1.96)
     assert low[0] == low[1] == 0 and high[0] == high[1] == pytest.approx(1.96**2 / (50 + 1.96**2))
     assert high[2] == high[3] == 1 and low[2] == low[3] == pytest.approx(50 / (50 + 1.96**2))
 
