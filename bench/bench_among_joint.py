@@ -18,10 +18,10 @@ Both questions at the same epsilon 0.5, 1, 2, 4; n 500, 2,000, 20,000; R studies
 is multinomial with probabilities (S_A (x) S_B) vec(Pi) for the true joint table Pi, and the
 follow-up's own support counts are its column sums, so both estimators see the same
 reports. Prints per cell the worst and best coverage over the shares among those who
-answered (and the mean), the mean width of their intervals, and how often an interval is all of [0, 1],
-for each estimator. The binomial standard error of a coverage of 0.95 from R studies is
-sqrt(0.95 x 0.05 / R) (0.0069 for 1,000): ``LOW`` flags a coverage more than 3 of them below
-0.95, ``HIGH`` one above 0.97 with n >= 1,000.
+answered (and the mean), the mean width of their intervals, and how often an interval is
+all of [0, 1], for each estimator. The binomial standard error of a coverage of 0.95 from
+R studies is sqrt(0.95 x 0.05 / R) (0.0069 for 1,000): ``LOW`` flags a coverage more than 3
+of them below 0.95, ``HIGH`` one above 0.97 with n >= 1,000.
 
 Fixed seed; about two minutes on one core.
 """

@@ -71,7 +71,7 @@ from .mechanisms import (
     fewest_respondents,
     z_value,
 )
-from .scores import GroupMeans, Mean
+from .scores import GroupMeans, Mean, bounded_interval
 
 CELLS: int = 64
 """Cells of the output grid: a report is one of them."""
@@ -100,8 +100,9 @@ NUMBER_INTERVAL_DESCRIPTION: str = gettext_noop(
 GROUP_MEAN_DESCRIPTION: str = gettext_noop(
     # xgettext:no-python-format (a "%" here is a percent sign)
     "Mean of a number within a group: the ratio of the unbiased estimates of the group's "
-    "total and of its size; its 95% interval and that of the difference between two groups "
-    "are Wald intervals with the delta method's variance, clipped to the possible range."
+    "total and of its size; its 95% interval is the Wald interval with the delta method's "
+    "variance, with Feldman and Cousins' ordering near the ends of the range; that of the "
+    "difference between two groups is the Wald interval clipped to the possible range."
 )
 
 
@@ -619,8 +620,7 @@ def group_means(
     known = known & (np.diag(covariance) > 0)
     std_error = np.where(known, np.sqrt(np.maximum(np.diag(covariance), 0) / n), np.nan)
     estimate = np.where(known, np.clip(means, 0, 1), np.nan)
-    low = np.where(known, np.clip(means - z * std_error, 0, 1), 0.0)
-    high = np.where(known, np.clip(means + z * std_error, 0, 1), 1.0)
+    low, high = bounded_interval(np.where(known, means, np.nan), std_error, 0.0, 1.0, z)
     span = mechanism.span
     return NumberGroupMeans(
         n, mechanism.low, mechanism.high,

@@ -39,7 +39,7 @@ from scipy.stats import t as student_t
 from . import mechanisms as ldp
 from ._checks import check_probability, read_only
 from ._words import gettext_noop
-from .joint import Breakdown, PairCounts, _Side, _unbiased
+from .joint import Breakdown, PairCounts, _score_interval, _Side, _unbiased, _widen
 
 MEAN_INTERVAL_METHOD: str = "student-t"
 """Name of the method behind ``Mean.ci_low``/``ci_high``, for the pages."""
@@ -52,10 +52,29 @@ MEAN_INTERVAL_DESCRIPTION: str = gettext_noop(
 GROUP_MEAN_DESCRIPTION: str = gettext_noop(
     # xgettext:no-python-format (a "%" here is a percent sign)
     "Mean score within a group: the ratio of the unbiased estimates of the group's total "
-    "score and of its size, clipped to [1, k]; its 95% interval and that of the difference "
-    "between two groups are Wald intervals with the delta method's variance under the fitted "
-    "joint shares, clipped to the possible range."
+    "score and of its size, clipped to [1, k]; its 95% interval is the Wald interval with the "
+    "delta method's variance under the fitted joint shares, with Feldman and Cousins' "
+    "ordering near the ends of the scale; that of the difference between two groups is the "
+    "Wald interval clipped to the possible range."
 )
+
+
+def bounded_interval(
+    estimate: np.ndarray, std_error: np.ndarray, low: float, high: float, z: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The interval for a mean known to lie in [``low``, ``high``] from an unbiased, normal
+    ``estimate`` (not clipped) with ``std_error``: Wald's, with Feldman and Cousins' ordering
+    near the ends (``joint._score_interval`` with a constant variance), so an estimate
+    beyond an end still gets an interval with width there; widened to contain the estimate
+    clipped to the range. [``low``, ``high``] where the standard error is not above 0."""
+    span = high - low
+    known = np.isfinite(estimate) & (std_error > 0)
+    variance = np.zeros(np.shape(estimate) + (4,))
+    variance[..., 0] = np.where(known, std_error, 1.0) ** 2
+    centred = np.where(known, estimate - low, 0.0)
+    t_low, t_high = _score_interval(centred, np.full(np.shape(estimate), span), variance, 1, z)
+    t_low, t_high = _widen(t_low, t_high, np.clip(centred / span, 0, 1))
+    return np.where(known, low + span * t_low, low), np.where(known, low + span * t_high, high)
 
 
 def scores(k: int) -> np.ndarray:
@@ -156,7 +175,8 @@ def group_means(found: Breakdown, counts: PairCounts, confidence: float = 0.95) 
 
     The estimate is the ratio of unbiased estimates N_g / D_g, N_g = s . Pi_hat[g] and
     D_g = Pi_hat[g, +] (``joint``'s unbiased joint), clipped to [1, k]; NaN where the
-    breakdown estimates the group empty or D_g <= 0. (The mean of the maximum-likelihood
+    breakdown estimates the group empty or D_g <= 0. Its interval is ``bounded_interval``
+    of the ratio before clipping. (The mean of the maximum-likelihood
     shares within the group, which the page charts, is pulled towards the middle of the scale
     when the grouping question is noisy, and its interval then covers more than 95%.)
 
@@ -179,7 +199,7 @@ def group_means(found: Breakdown, counts: PairCounts, confidence: float = 0.95) 
     totals = unbiased.sum(axis=1)
     known = np.isfinite(found.share[:, 0]) & (totals > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        estimate = np.where(known, np.clip(unbiased @ scores(k_b) / totals, 1, k_b), np.nan)
+        ratio = np.where(known, unbiased @ scores(k_b) / totals, np.nan)
         fitted_totals = pi.sum(axis=1)
         fitted_means = pi @ scores(k_b) / fitted_totals
         h = scores(k_b) @ side_b.inverse - np.nan_to_num(fitted_means)[:, None] * (
@@ -191,8 +211,8 @@ def group_means(found: Breakdown, counts: PairCounts, confidence: float = 0.95) 
         moments = np.einsum("ri,ij,rj->r", q_a, pi, q_b).reshape(k_a, k_a)
         covariance = moments / np.outer(fitted_totals, fitted_totals)
     std_error = np.where(known, np.sqrt(np.maximum(np.diag(covariance), 0) / found.n), np.nan)
-    low = np.where(known, np.clip(estimate - z * std_error, 1, k_b), 1.0)
-    high = np.where(known, np.clip(estimate + z * std_error, 1, k_b), k_b)
+    estimate = np.clip(ratio, 1, k_b)
+    low, high = bounded_interval(ratio, std_error, 1.0, float(k_b), z)
     return GroupMeans(
         found.n, 1.0, float(k_b), read_only(estimate), read_only(low), read_only(high),
         read_only(std_error), read_only(covariance), z,

@@ -95,6 +95,25 @@ def test_group_means_and_their_difference_cover_95_percent():
     assert np.all(np.abs(hits / studies - 0.95) < 5 * math.sqrt(0.95 * 0.05 / studies))
 
 
+def test_a_bounded_mean_keeps_its_coverage_and_its_width_at_the_ends_of_the_scale():
+    # A normal estimate of a mean 0.1 standard errors above the scale's low end: the Wald
+    # interval around the estimate clipped to the scale covers Phi(0.1 + 1.96) = 97.5% there;
+    # Feldman and Cousins' ordering covers 95% (4,000 draws: tolerance 5 x 0.0034), and
+    # estimates far below the end still get an interval with width that contains the end.
+    rng = np.random.default_rng(20261128)
+    truth, std_error = 1.1, 1.0
+    estimate = rng.normal(truth, std_error, 4000)
+    low, high = scores.bounded_interval(estimate, np.full(4000, std_error), 1.0, 5.0, 1.96)
+    covered = float(np.mean((low <= truth) & (truth <= high)))
+    assert abs(covered - 0.95) < 5 * math.sqrt(0.95 * 0.05 / 4000)
+    clipped = np.clip(estimate, 1, 5)
+    assert np.all((low <= clipped) & (clipped <= high))
+    far_low, far_high = scores.bounded_interval(np.array([-5.0]), np.array([1.0]), 1.0, 5.0, 1.96)
+    assert far_low[0] == 1.0 and far_high[0] > 1.05
+    unknown = scores.bounded_interval(np.array([3.0]), np.array([np.nan]), 1.0, 5.0, 1.96)
+    assert (unknown[0][0], unknown[1][0]) == (1.0, 5.0)
+
+
 def test_group_means_without_noise_are_the_groups_own_means():
     mech_a, mech_b = ldp.randomized_response(20.0), ldp.grr(20.0, 5)
     rng = np.random.default_rng(11)
