@@ -563,13 +563,13 @@ class NumberGroupMeans(GroupMeans):
     same mean."""
 
     def association(self) -> tuple[float, int, float]:
-        """(statistic, df, p-value) of the Wald test that the known groups' means are
-        equal: NaN, 0, NaN when fewer than two groups are known."""
+        """(statistic, df, p-value) of the Wald test that the known groups' unbiased means
+        are equal: NaN, 0, NaN when fewer than two groups are known."""
         known = np.flatnonzero(np.isfinite(self.estimate))
         if len(known) < 2 or self.n == 0:
             return math.nan, 0, math.nan
         contrast = np.eye(len(known))[1:] - np.eye(len(known))[:1]
-        d = contrast @ self.estimate[known]
+        d = contrast @ self.unbiased[known]
         cov = contrast @ self.covariance[np.ix_(known, known)] @ contrast.T / self.n
         statistic = float(d @ np.linalg.pinv(cov) @ d)
         df = len(known) - 1
@@ -602,7 +602,7 @@ def group_means(
         return NumberGroupMeans(
             0, mechanism.low, mechanism.high, read_only(unknown),
             read_only(np.full(k_a, mechanism.low)), read_only(np.full(k_a, mechanism.high)),
-            read_only(unknown), read_only(np.full((k_a, k_a), np.nan)), z,
+            read_only(unknown), read_only(unknown), read_only(np.full((k_a, k_a), np.nan)), z,
         )
     v, a = mechanism._values, mechanism._answered
     by_group = side.inverse @ counts.joint / n  # (k_a, G): unbiased E[1{G = g}, cell]
@@ -625,7 +625,8 @@ def group_means(
     return NumberGroupMeans(
         n, mechanism.low, mechanism.high,
         read_only(mechanism.to_unit(estimate)), read_only(mechanism.to_unit(low)),
-        read_only(mechanism.to_unit(high)), read_only(span * std_error),
+        read_only(mechanism.to_unit(high)),
+        read_only(mechanism.to_unit(np.where(known, means, np.nan))), read_only(span * std_error),
         read_only(span**2 * covariance), z,
     )
 

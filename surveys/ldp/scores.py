@@ -134,9 +134,9 @@ def mean_score(
 class GroupMeans:
     """A mean within each group of question A, on the range [low, high]: a rating scale's
     mean score (points 1..k, ``group_means``) or a number's (``numbers.group_means``).
-    ``estimate`` (NaN for a group estimated empty), ``ci_low``/``ci_high``, ``std_error``,
-    and ``covariance`` (n times the covariance matrix of the groups' means) for
-    ``difference``."""
+    ``estimate`` (NaN for a group estimated empty), ``ci_low``/``ci_high``, ``unbiased``
+    (the mean before it is kept within the range), ``std_error``, and ``covariance`` (n
+    times the covariance matrix of the groups' means) for ``difference``."""
 
     n: int
     low: float
@@ -144,15 +144,18 @@ class GroupMeans:
     estimate: np.ndarray
     ci_low: np.ndarray
     ci_high: np.ndarray
+    unbiased: np.ndarray
     std_error: np.ndarray
     covariance: np.ndarray
     z: float
 
     def difference(self, group_1: int, group_2: int) -> tuple[float, float, float]:
         """(estimate, ci_low, ci_high) of the mean of ``group_1`` minus that of ``group_2``:
-        Wald, with the delta method's variance, clipped to +- the range; NaN and the whole
-        range when either group is estimated empty, the whole range when the variance of the
-        difference is not estimated above 0."""
+        the difference of the estimates, and ``bounded_interval`` of the difference of the
+        unbiased means on +- the range with the delta method's variance (so the interval is
+        centred where the estimates are not pulled in by the ends of the range); NaN and
+        the whole range when either group is estimated empty, the whole range when the
+        variance of the difference is not estimated above 0."""
         spread = self.high - self.low
         estimate = float(self.estimate[group_1] - self.estimate[group_2])
         if not math.isfinite(estimate):
@@ -161,12 +164,10 @@ class GroupMeans:
         variance = c[group_1, group_1] + c[group_2, group_2] - 2 * c[group_1, group_2]
         if not variance > 0:
             return estimate, -spread, spread
-        half = self.z * math.sqrt(float(variance) / self.n)
-        return (
-            estimate,
-            float(np.clip(estimate - half, -spread, spread)),
-            float(np.clip(estimate + half, -spread, spread)),
-        )
+        unbiased = np.array([self.unbiased[group_1] - self.unbiased[group_2]])
+        std_error = np.array([math.sqrt(float(variance) / self.n)])
+        low, high = bounded_interval(unbiased, std_error, -spread, spread, self.z)
+        return estimate, float(min(low[0], estimate)), float(max(high[0], estimate))
 
 
 def group_means(found: Breakdown, counts: PairCounts, confidence: float = 0.95) -> GroupMeans:
@@ -191,7 +192,7 @@ def group_means(found: Breakdown, counts: PairCounts, confidence: float = 0.95) 
         unknown = np.full(k_a, np.nan)
         return GroupMeans(
             0, 1.0, float(k_b), read_only(unknown), read_only(np.ones(k_a)),
-            read_only(np.full(k_a, k_b)), read_only(unknown),
+            read_only(np.full(k_a, k_b)), read_only(unknown), read_only(unknown),
             read_only(np.full((k_a, k_a), np.nan)), z,
         )
     side_a, side_b, pi = model.side_a, model.side_b, model.pi
@@ -215,7 +216,7 @@ def group_means(found: Breakdown, counts: PairCounts, confidence: float = 0.95) 
     low, high = bounded_interval(ratio, std_error, 1.0, float(k_b), z)
     return GroupMeans(
         found.n, 1.0, float(k_b), read_only(estimate), read_only(low), read_only(high),
-        read_only(std_error), read_only(covariance), z,
+        read_only(ratio), read_only(std_error), read_only(covariance), z,
     )
 
 
