@@ -15,21 +15,24 @@ from __future__ import annotations
 
 import numpy as np
 
-LEADER_SDS: float = 2.0
-"""An answer leads when its MLE share exceeds this many standard errors of its unbiased
-estimate (at the MLE shares): an empty answer reaches it by noise alone with probability
-about 2.3%. Lower is safer than higher: a true leader pooled with the small answers loses
-much of its share, a small answer kept as a leader only keeps its own noise."""
+LEADER_SDS: float = 1.75
+"""An answer leads when its MLE share exceeds this many noise-floor standard errors (those
+of the unbiased estimate of an empty answer): an empty answer gets there by noise alone
+about 4% of the time. Erring low is safer: a true leader pooled with the small answers
+loses much of its share, a small answer kept as a leader only keeps its own noise."""
 
 FEWEST_POOLED: int = 4
 """James-Stein towards an estimated common mean lowers the risk only from 4 estimates on."""
 
 
-def pooled(mle: np.ndarray, unbiased: np.ndarray, variance: np.ndarray) -> np.ndarray:
-    """The headline from the MLE ``mle`` (on the simplex), the unbiased estimate ``unbiased``
-    and the variance of each unbiased share ``variance`` (all of shape (..., k)).
+def pooled(
+    mle: np.ndarray, unbiased: np.ndarray, variance: np.ndarray, floor: np.ndarray
+) -> np.ndarray:
+    """The headline from the MLE ``mle`` (on the simplex), the unbiased estimate ``unbiased``,
+    the variance of each unbiased share at the MLE shares ``variance`` and at share 0
+    ``floor`` (the noise floor), all of shape (..., k) or broadcastable to it.
 
-    Leaders L: answers with mle_c > ``LEADER_SDS`` * sqrt(variance_c); they keep the MLE. The
+    Leaders L: answers with mle_c > ``LEADER_SDS`` * sqrt(floor_c); they keep the MLE. The
     rest R (r answers) are pooled when r >= ``FEWEST_POOLED``:
     headline_c = m_R + B (mle_c - m_R), with m_R the mean of the MLE over R and
     B = max(0, 1 - (r - 3) V / S), S = sum_R (u_c - u_R)^2 the spread of the unbiased
@@ -44,8 +47,8 @@ def pooled(mle: np.ndarray, unbiased: np.ndarray, variance: np.ndarray) -> np.nd
     if k < FEWEST_POOLED:
         return m.copy()
     u = np.asarray(unbiased, dtype=float)
-    var = np.asarray(variance, dtype=float)
-    rest = ~(m > LEADER_SDS * np.sqrt(var))
+    var = np.broadcast_to(np.asarray(variance, dtype=float), m.shape)
+    rest = ~(m > LEADER_SDS * np.sqrt(np.asarray(floor, dtype=float)))
     r = rest.sum(axis=-1, keepdims=True)
     size = np.maximum(r, 1)
     u_mean = np.sum(np.where(rest, u, 0.0), axis=-1, keepdims=True) / size

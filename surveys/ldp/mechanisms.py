@@ -79,9 +79,9 @@ HEADLINE_METHOD: str = "mle-pooled"
 HEADLINE_DESCRIPTION: str = gettext_noop(
     # xgettext:no-python-format (a "%" here is a percent sign)
     "Maximum-likelihood shares under the exact randomization probabilities for the answers "
-    "more than two standard errors above zero; the other answers' shares pulled towards "
-    "their mean by positive-part James-Stein shrinkage, keeping them non-negative and the "
-    "total at 1."
+    "clearly above the noise (more than 1.75 standard errors of an empty answer's estimate); "
+    "the other answers' shares pulled towards their mean by positive-part James-Stein "
+    "shrinkage, keeping them non-negative and the total at 1."
 )
 """One sentence for a statistician on what the headline numbers are."""
 
@@ -479,17 +479,18 @@ class Mechanism:
 
     def headline(self, counts: Any, n: int) -> np.ndarray:
         """The headline shares (``HEADLINE_METHOD``): the maximum-likelihood shares of the
-        answers clearly above the noise (MLE share above ``_headline.LEADER_SDS`` = 3 standard
-        errors of the unbiased estimate, from ``variance`` at the MLE), the other answers'
-        shares pooled towards their common mean by the positive-part James-Stein factor
-        estimated from those variances. On the simplex (non-negative, summing to 1); equal to
+        answers clearly above the noise (MLE share above ``_headline.LEADER_SDS`` = 1.75
+        standard errors of an empty answer's unbiased estimate, ``variance`` at share 0),
+        the other answers' shares pooled towards their common mean by the positive-part
+        James-Stein factor estimated from ``variance`` at the MLE. On the simplex (non-negative, summing to 1); equal to
         ``mle`` with fewer than 4 answers, or fewer than 4 outside the leaders. Counts of shape
         (..., k); needs n >= 1. See ``_headline.pooled`` and docs/ldp.md."""
         c = self._check_counts(counts, n)
         return self._headline(c, n, self._mle(c, n))
 
     def _headline(self, c: np.ndarray, n: int, mle: np.ndarray) -> np.ndarray:
-        return _headline.pooled(mle, self._unbiased(c, n), self.variance(mle, n))
+        floor = self.variance(np.zeros(self.k), n)
+        return _headline.pooled(mle, self._unbiased(c, n), self.variance(mle, n), floor)
 
     def intervals(
         self, counts: Any, n: int, confidence: float = 0.95
