@@ -4,9 +4,9 @@ pooled").
 
 The maximum-likelihood estimate (MLE) is the best estimator we know for answers whose share
 stands clearly above the noise, but where many answers sit near the noise floor it keeps
-their noise: a Zipf histogram over 40 answers, randomized by GRR at epsilon 0.5 with 800
-reports, has a total squared error 3.3 times that of the best estimator in the panel. The
-rule here keeps the MLE for the leaders and shrinks the other answers' shares towards their
+their noise: on a Zipf histogram over 40 answers, randomized by GRR at epsilon 0.5 with 500
+reports, its total squared error is 4.1 times the pooled headline's (bench/bench_headline.py).
+The rule here keeps the MLE for the leaders and shrinks the other answers' shares towards their
 common mean by the positive-part James-Stein factor, estimated from the known variance of
 the unbiased estimates. Arrays have shape (..., k); pure numpy.
 """

@@ -482,9 +482,10 @@ class Mechanism:
         answers clearly above the noise (MLE share above ``_headline.LEADER_SDS`` = 1.75
         standard errors of an empty answer's unbiased estimate, ``variance`` at share 0),
         the other answers' shares pooled towards their common mean by the positive-part
-        James-Stein factor estimated from ``variance`` at the MLE. On the simplex (non-negative, summing to 1); equal to
-        ``mle`` with fewer than 4 answers, or fewer than 4 outside the leaders. Counts of shape
-        (..., k); needs n >= 1. See ``_headline.pooled`` and docs/ldp.md."""
+        James-Stein factor estimated from ``variance`` at the MLE. On the simplex
+        (non-negative, summing to 1); equal to ``mle`` with fewer than 4 answers, or fewer
+        than 4 outside the leaders. Counts of shape (..., k); needs n >= 1. See
+        ``_headline.pooled`` and docs/ldp.md."""
         c = self._check_counts(counts, n)
         return self._headline(c, n, self._mle(c, n))
 
