@@ -107,9 +107,10 @@ std_errors <- function(m, counts, n) {
 }
 
 
-# ---- The headline: maximum-likelihood shares ----------------------------------------------
+# ---- Maximum-likelihood shares, and the headline pooled from them ------------------------
 #
-# The shares that make the reports likeliest, non-negative and summing to 1.
+# The shares that make the reports likeliest, non-negative and summing to 1. The headline
+# keeps them for the leaders and pools the other answers (see headline() below).
 
 # Yes/no and GRR (each report names one answer): closed form. f_c = max(C_c t - b_c / s_c, 0)
 # with s_c = a_c - b_c and t such that the shares sum to 1.
@@ -153,6 +154,30 @@ mle_every_bit <- function(m, counts, n) {
 
 mle <- function(m, counts, n) {
   if (m$unary) mle_every_bit(m, counts, n) else mle_one_choice(counts, m$b, m$a - m$b)
+}
+
+# The headline: the leaders (maximum-likelihood share x_c above 1.75 standard errors of an
+# empty answer's unbiased share, the noise floor) keep x_c; the other r answers, when
+# r >= 4, are pulled towards their mean m by the positive-part James-Stein factor
+# B = max(0, 1 - (r - 3) V / S): S is the spread of their unbiased shares around their
+# mean, V the mean variance of those shares (computed as if the truth were x). Each
+# becomes m + B (x_c - m): the total and the range [0, 1] are kept. Fewer than 4 answers,
+# or fewer than 4 besides the leaders: x.
+headline_shares <- function(m, counts, n, x) {
+  k <- length(x)
+  if (k < 4) return(x)
+  slope <- m$a - m$b
+  floor <- m$b * (1 - m$b) / (n * slope^2)  # variance of an empty answer's unbiased share
+  lam <- m$b + slope * x
+  variance <- lam * (1 - lam) / (n * slope^2)
+  rest <- !(x > 1.75 * sqrt(floor))
+  r <- sum(rest)
+  if (r < 4) return(x)
+  f <- unbiased(m, counts, n)[rest]
+  spread <- sum((f - mean(f))^2)
+  factor <- if (spread > 0) clip(1 - (r - 3) * mean(variance[rest]) / spread, 0, 1) else 0
+  x[rest] <- clip(mean(x[rest]) + factor * (x[rest] - mean(x[rest])), 0, 1)
+  x
 }
 
 
@@ -289,7 +314,7 @@ intervals <- function(m, counts, n, alpha = ALPHA) {
 
 # Everything the results page shows for one answer of each category.
 estimate <- function(m, counts, n) {
-  headline <- mle(m, counts, n)
+  headline <- headline_shares(m, counts, n, mle(m, counts, n))
   found <- intervals(m, counts, n)
   list(headline = headline,
        ci_low = pmin(found$low, headline),  # the interval always holds the headline

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _intervals, _mle
+from . import _headline, _intervals, _mle
 from ._checks import check_n, check_probability, is_integer, is_real, read_only
 from ._words import gettext_noop
 
@@ -73,13 +73,15 @@ INTERVAL_DESCRIPTION: str = gettext_noop(
 )
 """One sentence for a statistician on how the intervals are made."""
 
-HEADLINE_METHOD: str = "mle"
+HEADLINE_METHOD: str = "mle-pooled"
 """Name of the estimator behind ``Estimate.headline``, for the pages."""
 
 HEADLINE_DESCRIPTION: str = gettext_noop(
     # xgettext:no-python-format (a "%" here is a percent sign)
-    "Maximum-likelihood shares under the exact randomization probabilities (the iterative "
-    "Bayesian update run to convergence, solved exactly), non-negative and summing to 1."
+    "Maximum-likelihood shares under the exact randomization probabilities for the answers "
+    "clearly above the noise (more than 1.75 standard errors of an empty answer's estimate); "
+    "the other answers' shares pulled towards their mean by positive-part James-Stein "
+    "shrinkage, keeping them non-negative and the total at 1."
 )
 """One sentence for a statistician on what the headline numbers are."""
 
@@ -170,7 +172,8 @@ class Estimate:
     """What n reports say about the true proportions of the k categories.
 
     - ``headline``: the numbers to chart and quote (``HEADLINE_METHOD``; today the
-      maximum-likelihood proportions, on the simplex: non-negative, summing to 1).
+      maximum-likelihood proportions of the answers clearly above the noise, the others
+      pooled towards their mean: see ``Mechanism.headline``; on the simplex).
     - ``ci_low``/``ci_high``: 95% intervals for each proportion (``INTERVAL_METHOD``, see
       ``Mechanism.intervals``), widened where needed to contain ``headline``.
     - ``small_sample``: per category, whether its interval is in the small-sample regime
@@ -474,6 +477,22 @@ class Mechanism:
             return _mle.one_choice(c, self._b, self._a - self._b)
         return _mle.every_bit(c, d, self._a, self._b, self._a_bar, self._b_bar)
 
+    def headline(self, counts: Any, n: int) -> np.ndarray:
+        """The headline shares (``HEADLINE_METHOD``): the maximum-likelihood shares of the
+        answers clearly above the noise (MLE share above ``_headline.LEADER_SDS`` = 1.75
+        standard errors of an empty answer's unbiased estimate, ``variance`` at share 0),
+        the other answers' shares pooled towards their common mean by the positive-part
+        James-Stein factor estimated from ``variance`` at the MLE. On the simplex
+        (non-negative, summing to 1); equal to ``mle`` with fewer than 4 answers, or fewer
+        than 4 outside the leaders. Counts of shape (..., k); needs n >= 1. See
+        ``_headline.pooled`` and docs/ldp.md."""
+        c = self._check_counts(counts, n)
+        return self._headline(c, n, self._mle(c, n))
+
+    def _headline(self, c: np.ndarray, n: int, mle: np.ndarray) -> np.ndarray:
+        floor = self.variance(np.zeros(self.k), n)
+        return _headline.pooled(mle, self._unbiased(c, n), self.variance(mle, n), floor)
+
     def intervals(
         self, counts: Any, n: int, confidence: float = 0.95
     ) -> tuple[np.ndarray, np.ndarray]:
@@ -598,12 +617,13 @@ class Mechanism:
         alpha = 1 - check_probability("confidence", confidence)
         proportions = self._unbiased(c, n)
         mle = self._mle(c, n)
+        headline = self._headline(c, n, mle)
         low, high = self._intervals(c, n, alpha)
-        low, high = np.minimum(low, mle), np.maximum(high, mle)
+        low, high = np.minimum(low, headline), np.maximum(high, headline)
         return Estimate(
             n=n,
             counts=read_only(c),
-            headline=read_only(mle),
+            headline=read_only(headline),
             ci_low=read_only(low),
             ci_high=read_only(high),
             small_sample=read_only(self._small_sample(c, n)),

@@ -77,7 +77,7 @@ def test_95_percent_intervals_cover_the_truth_95_percent_of_the_time(name):
     m, truth, n = STUDIES[name]
     counts = simulate(name)
     low, high = m.intervals(counts, n)
-    headline = m.mle(counts, n)
+    headline = m.headline(counts, n)
     low, high = np.minimum(low, headline), np.maximum(high, headline)  # what estimate() shows
     coverage = np.mean((low <= truth) & (truth <= high), axis=0)
     # n >= 1000 and no lumpy counts: every category, true zeros included, within [93%, 97%]
@@ -179,7 +179,7 @@ def test_simulated_studies_cover_as_the_table_says(m, n, share):
     if m.encoding != "unary":
         filled[:, 0] = n - distinct
     low, high = (end[:, -1][which] for end in m.intervals(filled, n))
-    headline = m.mle(counts, n)[:, -1]
+    headline = m.headline(counts, n)[:, -1]
     low, high = np.minimum(low, headline), np.maximum(high, headline)
     coverage = np.mean((low <= share) & (share <= high))
     error = 3 * math.sqrt(0.95 * 0.05 / REPETITIONS)
@@ -495,7 +495,8 @@ def test_estimate_fields_fit_together(name):
     assert np.allclose(e.std_errors, m.std_errors(counts, n))
     assert np.allclose(e.consistent, ldp.project_simplex(e.proportions))
     assert np.allclose(e.mle, m.mle(counts, n))
-    assert np.array_equal(e.headline, e.mle) and ldp.HEADLINE_METHOD == "mle"
+    assert np.array_equal(e.headline, m.headline(counts, n))
+    assert ldp.HEADLINE_METHOD == "mle-pooled"
     low, high = m.intervals(counts, n)
     assert np.array_equal(e.ci_low, np.minimum(low, e.headline))
     assert np.array_equal(e.ci_high, np.maximum(high, e.headline))
