@@ -29,7 +29,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from bench_peers import OCCUPATIONS, counts_for, multi_freq, pure_ldp, ratio_with_error
+from bench_peers import OCCUPATIONS, compare, counts_for, ratio_with_error
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -58,28 +58,13 @@ QUICK_EPSILONS = (0.5, 2.0)
 QUICK_SIZES = (800, 5000)
 
 
-def errors_in_cell(
-    name: str, epsilon: float, counts: np.ndarray, trials: int, rng: np.random.Generator
-) -> dict[str, np.ndarray]:
-    """Total squared error of every estimator in each trial (the same reports for all)."""
-    k, n = counts.size, int(counts.sum())
-    people = np.repeat(np.arange(k), counts)
-    truth = counts / n
-    m = ldp.CATEGORICAL[name](epsilon, k)
-    errors: dict[str, list[float]] = {}
-    for _ in range(trials):
-        reports = m.perturb(people, rng)
-        support = m.support_counts(reports)
-        found = {
-            "headline": m.headline(support, n),
-            "MLE": m.mle(support, n),
-            "Norm-Sub": ldp.project_simplex(m.unbiased(support, n)),
-        }
-        found |= pure_ldp(name, epsilon, k, reports)
-        found |= multi_freq(name, epsilon, k, reports)
-        for label, value in found.items():
-            errors.setdefault(label, []).append(float(np.sum((value - truth) ** 2)))
-    return {label: np.array(values) for label, values in errors.items()}
+def ours(m: ldp.Mechanism, support: np.ndarray, n: int) -> dict[str, np.ndarray]:
+    """This project's estimators on the panel: the headline, maximum likelihood, Norm-Sub."""
+    return {
+        "headline": m.headline(support, n),
+        "MLE": m.mle(support, n),
+        "Norm-Sub": ldp.project_simplex(m.unbiased(support, n)),
+    }
 
 
 def main() -> None:
@@ -103,7 +88,7 @@ def main() -> None:
         for name in MECHANISMS:
             for epsilon in epsilons:
                 for n in sizes:
-                    errors = errors_in_cell(name, epsilon, counts_for(shares, n), trials, rng)
+                    errors = compare(name, epsilon, counts_for(shares, n), trials, rng, ours)
                     if not labels:
                         labels = list(errors)
                         print(f"\n{'histogram':<16}{'mech':>5}{'eps':>5}{'n':>7}{'best TSE':>11}"

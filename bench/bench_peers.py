@@ -114,11 +114,19 @@ def counts_for(shares: np.ndarray, n: int) -> np.ndarray:
     return counts
 
 
+def ours_headline(m: ldp.Mechanism, support: np.ndarray, n: int) -> dict[str, np.ndarray]:
+    """This project's estimates compared with the peers': the headline and Norm-Sub."""
+    estimate = m.estimate(support, n)
+    return {"headline": estimate.headline, "Norm-Sub": estimate.consistent}
+
+
 def compare(
-    name: str, epsilon: float, counts: np.ndarray, trials: int, rng: np.random.Generator
+    name: str, epsilon: float, counts: np.ndarray, trials: int, rng: np.random.Generator,
+    ours=ours_headline,
 ) -> dict[str, np.ndarray]:
     """Total squared error of every estimator in each of ``trials`` randomizations of the
-    same people (``counts[c]`` of them answer c; every estimator sees the same reports)."""
+    same people (``counts[c]`` of them answer c; every estimator sees the same reports):
+    the peers' and ``ours(mechanism, support counts, n)``'s."""
     k, n = counts.size, int(counts.sum())
     people = np.repeat(np.arange(k), counts)
     truth = counts / n
@@ -126,8 +134,7 @@ def compare(
     errors: dict[str, list[float]] = {}
     for _ in range(trials):
         reports = m.perturb(people, rng)
-        estimate = m.estimate(m.support_counts(reports), n)
-        found = {"headline": estimate.headline, "Norm-Sub": estimate.consistent}
+        found = ours(m, m.support_counts(reports), n)
         found |= pure_ldp(name, epsilon, k, reports)
         found |= multi_freq(name, epsilon, k, reports)
         for label, value in found.items():
