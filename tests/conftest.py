@@ -4,11 +4,13 @@ headless browser."""
 import os
 import shutil
 import subprocess
+import threading
 from collections.abc import Iterator
 
 import pytest
 from django.contrib.auth.models import Group, User
 from django.core.cache import cache
+from django.core.signals import request_finished, request_started
 from django.db import connections
 
 from surveys.actions.surveys import close_survey, open_survey
@@ -37,6 +39,48 @@ def _fresh_cache(request):
     ):
         request.getfixturevalue("db")  # transactional_db instead, if the test asks for it
         cache.clear()
+
+
+class RequestsInFlight:
+    """How many requests the live server is handling, told by Django's request signals."""
+
+    def __init__(self):
+        self.count = 0
+        self.changed = threading.Condition()
+
+    def started(self, **kwargs):
+        with self.changed:
+            self.count += 1
+
+    def finished(self, **kwargs):
+        with self.changed:
+            self.count -= 1
+            self.changed.notify_all()
+
+    def wait_for_none(self, timeout: float) -> bool:
+        with self.changed:
+            return self.changed.wait_for(lambda: self.count <= 0, timeout)
+
+
+@pytest.fixture(autouse=True)
+def _server_settled(request):
+    """A test with the live server ends only once the server has answered every request its
+    pages made. On SQLite the server's threads share the test database's connection: a
+    request still running when the database is flushed, or when the next test sets up, fails
+    one of them with "database table is locked". Set up before the test's browser, so torn
+    down after it is closed, and after the database, so torn down before the flush."""
+    if "live_server" not in request.fixturenames:
+        yield
+        return
+    request.getfixturevalue("transactional_db")
+    requests = RequestsInFlight()
+    request_started.connect(requests.started)
+    request_finished.connect(requests.finished)
+    yield
+    settled = requests.wait_for_none(timeout=60)
+    request_started.disconnect(requests.started)
+    request_finished.disconnect(requests.finished)
+    assert settled, f"the live server was still handling {requests.count} requests after 60 s"
 
 
 @pytest.fixture(autouse=True)
