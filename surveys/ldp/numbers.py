@@ -102,7 +102,8 @@ GROUP_MEAN_DESCRIPTION: str = gettext_noop(
     "Mean of a number within a group: the ratio of the unbiased estimates of the group's "
     "total and of its size; its 95% interval is the Wald interval with the delta method's "
     "variance, with Feldman and Cousins' ordering near the ends of the range; that of the "
-    "difference between two groups is the Wald interval clipped to the possible range."
+    "difference between two groups is built the same way, around the difference of the "
+    "ratios, on the range of differences."
 )
 
 

@@ -54,8 +54,8 @@ GROUP_MEAN_DESCRIPTION: str = gettext_noop(
     "Mean score within a group: the ratio of the unbiased estimates of the group's total "
     "score and of its size, clipped to [1, k]; its 95% interval is the Wald interval with the "
     "delta method's variance under the fitted joint shares, with Feldman and Cousins' "
-    "ordering near the ends of the scale; that of the difference between two groups is the "
-    "Wald interval clipped to the possible range."
+    "ordering near the ends of the scale; that of the difference between two groups is "
+    "built the same way, around the difference of the ratios, on the range of differences."
 )
 
 
