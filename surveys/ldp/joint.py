@@ -44,7 +44,8 @@ docs/ldp.md, "Breakdowns"; bench/bench_joint.py measures them):
   share (``_Model.share_variance``).
 - groups: question A's own Feldman-Cousins intervals (``ldp.Mechanism.intervals``).
 - differences between two groups: MOVER (Zou & Donner 2008) from the two share intervals
-  and their delta-method correlation (``_Model.share_covariance``).
+  and their delta-method correlation (``_Model.share_covariance``), the wider side's
+  spread where a share's interval stops at 0 or 1 (``_mover``).
 - association: Pearson's chi-square test generalised to support vectors (``_association``).
 
 Every interval is widened where needed to contain its headline estimate.
@@ -84,8 +85,10 @@ DIFFERENCE_INTERVAL_DESCRIPTION: str = gettext_noop(
     # xgettext:no-python-format (a "%" here is a percent sign)
     "Difference between two groups' shares of an answer: the difference of the headline "
     "shares, with the MOVER 95% interval (Zou & Donner) built from the two groups' share "
-    "intervals and the delta-method correlation of the two estimates (the difference of the "
-    "intervals' ends where one group's share is entirely unknown)."
+    "intervals and the delta-method correlation of the two estimates. Where a share's "
+    "interval stops at 0 or 1, its spread on that side is taken as the wider of its two "
+    "sides. The interval never goes beyond the difference of the intervals' ends, and is "
+    "that difference where one group's share is entirely unknown."
 )
 ASSOCIATION_DESCRIPTION: str = gettext_noop(
     # xgettext:no-python-format (a "%" here is a percent sign)
@@ -670,13 +673,28 @@ def _mover(
 ) -> tuple[np.ndarray, np.ndarray]:
     """MOVER interval for theta_1 - theta_2 (Zou & Donner 2008, with correlation r):
     d -+ sqrt(l_1'^2 + u_2'^2 - 2 r l_1' u_2') with l_1' = theta_1 - low_1, u_2' = high_2 -
-    theta_2 below (and the mirror image above)."""
+    theta_2 below (and the mirror image above), within the difference of the ends
+    [low_1 - high_2, high_1 - low_2].
+
+    An end at 0 or 1 is where the shares stop, not where the reports stop: the room between
+    it and the estimate can be far less than the estimate's spread that way (an estimate
+    just above 0 whose interval reaches far above it). There the spread on that side is
+    taken as the larger of the two sides' (docs/ldp.md, "Measured: coverage...")."""
+
+    def spreads(
+        estimate: np.ndarray, low: np.ndarray, high: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        down, up = estimate - low, high - estimate
+        return (np.where(low <= 0, np.maximum(down, up), down),
+                np.where(high >= 1, np.maximum(down, up), up))
+
     d = estimate_1 - estimate_2
-    down_1, up_1 = estimate_1 - low_1, high_1 - estimate_1
-    down_2, up_2 = estimate_2 - low_2, high_2 - estimate_2
+    down_1, up_1 = spreads(estimate_1, low_1, high_1)
+    down_2, up_2 = spreads(estimate_2, low_2, high_2)
     below = np.sqrt(np.maximum(down_1**2 + up_2**2 - 2 * correlation * down_1 * up_2, 0.0))
     above = np.sqrt(np.maximum(up_1**2 + down_2**2 - 2 * correlation * up_1 * down_2, 0.0))
-    return np.clip(d - below, -1, 1), np.clip(d + above, -1, 1)
+    return (np.clip(np.maximum(d - below, low_1 - high_2), -1, 1),
+            np.clip(np.minimum(d + above, high_1 - low_2), -1, 1))
 
 
 # Association ----------------------------------------------------------------------------------

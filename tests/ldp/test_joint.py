@@ -312,6 +312,24 @@ def test_an_empty_group_is_flagged_and_its_shares_are_unknown():
                                atol=0.01)
 
 
+def test_mover_is_zou_and_donners_away_from_the_bounds():
+    """Shares 0.40 in [0.37, 0.44] and 0.25 in [0.20, 0.31], uncorrelated: the difference 0.15
+    goes down by sqrt(0.03^2 + 0.06^2) and up by sqrt(0.04^2 + 0.05^2)."""
+    low, high = joint._mover(*np.array([[0.40], [0.37], [0.44], [0.25], [0.20], [0.31], [0.0]]))
+    assert low[0] == pytest.approx(0.15 - math.hypot(0.03, 0.06))
+    assert high[0] == pytest.approx(0.15 + math.hypot(0.04, 0.05))
+
+
+def test_mover_takes_the_wider_side_where_a_share_interval_stops_at_0():
+    """The second share's estimate, 0.07, sits just above its interval's end at 0, which
+    reaches up to 0.40: its spread downwards is taken as 0.33, not 0.07. The difference's
+    upper end 0.33 + sqrt(0.03^2 + 0.33^2) then passes the difference of the ends, 0.43 - 0,
+    and stops there (Zou and Donner's alone: 0.33 + sqrt(0.03^2 + 0.07^2) = 0.406)."""
+    low, high = joint._mover(*np.array([[0.40], [0.37], [0.43], [0.07], [0.0], [0.40], [0.0]]))
+    assert high[0] == pytest.approx(0.43)
+    assert low[0] == pytest.approx(0.33 - math.hypot(0.03, 0.33))
+
+
 def test_score_interval_is_wilsons_without_randomization():
     """With V(p) = p (1 - p) (no randomization) the score interval is Wilson's where its ends
     are at least z standard deviations from 0 and 1, also when it is narrower than the
