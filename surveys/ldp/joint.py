@@ -679,7 +679,8 @@ def _mover(
     An end at 0 or 1 is where the shares stop, not where the reports stop: the room between
     it and the estimate can be far less than the estimate's spread that way (an estimate
     just above 0 whose interval reaches far above it). There the spread on that side is
-    taken as the larger of the two sides' (docs/ldp.md, "Measured: coverage...")."""
+    taken as the larger of the two sides' (docs/ldp.md, "Differences between groups:
+    MOVER")."""
 
     def spreads(
         estimate: np.ndarray, low: np.ndarray, high: np.ndarray

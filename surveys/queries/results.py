@@ -66,7 +66,7 @@ def in_words(methods: dict[str, Any]) -> dict[str, Any]:
         for key, value in methods.items()
     }
 
-RESULTS_VERSION = 12
+RESULTS_VERSION = 13
 """Part of every snapshot, so that results (and result cards) cached by a version of the
 site that computed or showed other fields are never served: bump it when they change."""
 
