@@ -679,8 +679,9 @@ def _mover(
     An end at 0 or 1 is where the shares stop, not where the reports stop: the room between
     it and the estimate can be far less than the estimate's spread that way (an estimate
     just above 0 whose interval reaches far above it). There the spread on that side is
-    taken as the larger of the two sides' (docs/ldp.md, "Differences between groups:
-    MOVER")."""
+    taken as the larger of the two sides'. Where either share is unknown (its interval all
+    of [0, 1]) the other's interval is all there is: the interval is the difference of the
+    ends (docs/ldp.md, "Differences between groups: MOVER")."""
 
     def spreads(
         estimate: np.ndarray, low: np.ndarray, high: np.ndarray
@@ -694,8 +695,10 @@ def _mover(
     down_2, up_2 = spreads(estimate_2, low_2, high_2)
     below = np.sqrt(np.maximum(down_1**2 + up_2**2 - 2 * correlation * down_1 * up_2, 0.0))
     above = np.sqrt(np.maximum(up_1**2 + down_2**2 - 2 * correlation * up_1 * down_2, 0.0))
-    return (np.clip(np.maximum(d - below, low_1 - high_2), -1, 1),
-            np.clip(np.minimum(d + above, high_1 - low_2), -1, 1))
+    ends_low, ends_high = low_1 - high_2, high_1 - low_2
+    unknown = ((low_1 <= 0) & (high_1 >= 1)) | ((low_2 <= 0) & (high_2 >= 1))
+    return (np.clip(np.where(unknown, ends_low, np.maximum(d - below, ends_low)), -1, 1),
+            np.clip(np.where(unknown, ends_high, np.minimum(d + above, ends_high)), -1, 1))
 
 
 # Association ----------------------------------------------------------------------------------
@@ -844,13 +847,7 @@ class Breakdown:
                 self.share[g1], self.share_ci_low[g1], self.share_ci_high[g1],
                 self.share[g2], self.share_ci_low[g2], self.share_ci_high[g2], correlation,
             )
-            # Where either share is unknown (interval [0, 1]) the other's interval is all
-            # there is: keep the difference of the ends.
-            unknown = np.zeros(estimate.shape, dtype=bool)
-            for g in (g1, g2):
-                unknown |= (self.share_ci_low[g] <= 0) & (self.share_ci_high[g] >= 1)
-            low = np.where(unknown, low, np.minimum(mover_low, estimate))
-            high = np.where(unknown, high, np.maximum(mover_high, estimate))
+            low, high = np.minimum(mover_low, estimate), np.maximum(mover_high, estimate)
         elif g1 == g2:
             low = high = np.where(np.isfinite(estimate), 0.0, np.nan)
         return Difference(g1, g2, read_only(estimate), read_only(low), read_only(high))
