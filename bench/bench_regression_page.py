@@ -9,9 +9,10 @@ question with 4 answers, a yes/no one and a 5-point rating scale, all at epsilon
 randomized by GRR or Warner) with ``--size`` simulated responses, then measures:
 
 - ``first``: the regression page's JSON just after a new response, cache cleared: the
-  database counts the responses per combination of reports (one grouped statement) and the
-  fit runs, with its profile-likelihood intervals; against the time of streaming the
-  reports CSV, which also reads every response;
+  database folds the new response into the kept counts per combination of reports
+  (``CombinationTally``) and the fit runs, with its profile-likelihood intervals; against
+  the time of streaming the reports CSV, which also reads every response. Also, once, the
+  very first view of this regression, which counts every response (one grouped statement);
 - ``page`` and ``json``: later views (nothing new), against a plain page (the home page),
   interleaved, medians of ``--repeats`` rounds.
 
@@ -107,7 +108,7 @@ def measure(size: int, repeats: int) -> dict:
     }
     export = reverse("export-reports-csv", args=[survey.pk])
     first, csv = [], []
-    for round_ in range(FIRST_REPEATS):
+    for round_ in range(FIRST_REPEATS + 1):  # the first round counts every response
         truth = {q.pk: [1 / q.mechanism().k] * q.mechanism().k for q in (outcome, *predictors)}
         simulate_responses(survey, 1, truth, seed=round_)  # a new response: a new snapshot
         survey.refresh_from_db()
@@ -124,7 +125,8 @@ def measure(size: int, repeats: int) -> dict:
             if round_ >= 3:
                 times.setdefault(name, []).append(elapsed)
     return {
-        "first_seconds": statistics.median(first),
+        "never_viewed_seconds": first[0],
+        "first_seconds": statistics.median(first[1:]),
         "csv_seconds": statistics.median(csv),
         "latency_ms": {name: statistics.median(values) for name, values in times.items()},
     }
@@ -137,8 +139,11 @@ def report(figures: dict[str, dict | None]) -> int:
             continue
         share = found["first_seconds"] / found["csv_seconds"]
         latency = found["latency_ms"]
-        print(f"{database:10} first fit {found['first_seconds']:.2f} s, reports CSV "
-              f"{found['csv_seconds']:.2f} s: {share:.2f}x (target <= {FIRST_SHARE}x)")
+        print(f"{database:10} first fit after a new response {found['first_seconds']:.2f} s, "
+              f"reports CSV {found['csv_seconds']:.2f} s: {share:.2f}x (target <= "
+              f"{FIRST_SHARE}x); the very first view, counting every response: "
+              f"{found['never_viewed_seconds']:.2f} s "
+              f"({found['never_viewed_seconds'] / found['csv_seconds']:.2f}x)")
         for name in ("page", "json"):
             ratio = latency[name] / latency["plain"]
             print(f"{database:10} later {name}: {latency[name]:.1f} ms, plain page "

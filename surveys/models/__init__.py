@@ -7,7 +7,7 @@ Survey``); each lives in the module that says what it holds:
 - ``texts``: ``SurveyTranslation`` and ``WordingRevision`` (what respondents read);
 - ``sharing``: ``SurveyShare``;
 - ``responses``: ``Submission``, ``Tally``, ``PairTally``, ``TripleTally``,
-  ``Invitation``;
+  ``CombinationTally``, ``Invitation``;
 - ``tokens``: ``ApiToken``, a researcher's personal API token;
 - ``accounts``: ``Account``, a researcher's settings (their time zone).
 
@@ -22,7 +22,14 @@ from surveys.models.policy import (
     epsilon_too_small,
     validate_epsilon_value,
 )
-from surveys.models.responses import Invitation, PairTally, Submission, Tally, TripleTally
+from surveys.models.responses import (
+    CombinationTally,
+    Invitation,
+    PairTally,
+    Submission,
+    Tally,
+    TripleTally,
+)
 from surveys.models.sharing import SurveyShare
 from surveys.models.survey import (
     FROZEN_MESSAGE,
@@ -52,7 +59,8 @@ from surveys.models.tokens import TOKEN_START, ApiToken, hash_secret
 __all__ = [
     "EPSILON_TOO_SMALL", "FROZEN_MESSAGE", "PUBLIC_TOKEN", "QUESTION_TEXTS", "STUDY_TEXTS",
     "SURVEY_TEXTS", "TOKEN_START",
-    "TOTAL_EPSILON", "Account", "ApiToken", "Choice", "Invitation", "PairTally", "PrivacyPolicy",
+    "TOTAL_EPSILON", "Account", "ApiToken", "Choice", "CombinationTally", "Invitation",
+    "PairTally", "PrivacyPolicy",
     "Question",
     "Submission", "Survey", "SurveyShare", "SurveyTranslation", "Tally", "TripleTally",
     "WordingRevision",

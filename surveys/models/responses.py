@@ -116,6 +116,30 @@ class TripleTally(models.Model):
         )
 
 
+class CombinationTally(models.Model):
+    """How many submissions sent each combination of several questions' reports: a
+    regression's counts (an array with one axis per question, flattened, as JSON), folded in
+    from the submissions up to ``through`` like ``PairTally`` (correct for the same reason) by
+    ``surveys.queries.counts.combination_counts``. Stored once per survey and ordered list of
+    questions (``questions``: their ids joined by "-", the outcome first); the questions of an
+    opened survey are never deleted, and their reports' shapes are frozen."""
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="+")
+    questions = models.CharField(max_length=100)
+    counts = models.JSONField()
+    through = models.PositiveBigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["survey", "questions"], name="combination_tally_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Counts of the combinations of questions {self.questions}'s reports"
+
+
 class Invitation(models.Model):
     """A single-use link. Records only that it was used: never when, nor which submission."""
 

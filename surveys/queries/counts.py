@@ -5,7 +5,8 @@ computed from.
 ``pair_counts`` keeps the counts of two questions' reports taken together (``PairTally``) up
 to date: each view folds in only the submissions that arrived since the last one, so a view
 after the first reads one row, and a busy survey's view reads a handful of new submissions.
-``triple_counts`` does the same for a three-way breakdown (``TripleTally``). The database
+``triple_counts`` does the same for a three-way breakdown (``TripleTally``), and
+``combination_counts`` for a regression's questions (``CombinationTally``). The database
 extracts the reports from each submission's JSON (``ReportOf``, ``ReportsOf``): no
 submission is decoded whole in Python.
 """
@@ -14,15 +15,16 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable, Iterator
+import math
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from django.db.models import F, Func, TextField
+from django.db.models import Count, F, Func, Max, TextField
 
 from surveys import ldp
 from surveys.ldp import joint, strata
-from surveys.models import PairTally, Question, Survey, TripleTally
+from surveys.models import CombinationTally, PairTally, Question, Survey, TripleTally
 
 
 def pair_counts(survey: Survey, group: Question, question: Question) -> joint.PairCounts:
@@ -65,6 +67,45 @@ def triple_counts(
         },
     )
     return _folded(survey, tally, (group, stratum, question), strata.triple_counts)
+
+
+def combination_counts(
+    survey: Survey, questions: Sequence[Question], shape: Sequence[int]
+) -> np.ndarray:
+    """Submissions of the opened ``survey`` per combination of the ``questions``' reports (an
+    array of ``shape``: one axis per question, indexed by its report), without those that
+    lack a report of one of them.
+
+    Kept in a ``CombinationTally`` like ``pair_counts``'s: each call folds in only the
+    submissions that arrived since the stored counts were made, grouped by their combination
+    of reports in one statement (``ReportsOf``), and stores the result unless another request
+    stored newer counts meanwhile (both are correct). Grouping a million submissions took
+    about 1 s on SQLite, as long as the fit of a regression with three predictors; the
+    submissions since the last view take milliseconds."""
+    tally, _ = CombinationTally.objects.get_or_create(
+        survey=survey,
+        questions="-".join(str(q.pk) for q in questions),
+        defaults={"counts": lambda: [0] * math.prod(shape)},
+    )
+    counts = np.array(tally.counts, dtype=np.int64).reshape(shape)
+    rows = (
+        survey.submissions.filter(pk__gt=tally.through)
+        .order_by()
+        .values(reports_of=ReportsOf([q.pk for q in questions]))
+        .annotate(n=Count("pk"), last=Max("pk"))
+        .values_list("reports_of", "n", "last")
+    )
+    through = tally.through
+    for reports, n, last in rows:
+        through = max(through, last)
+        combination = json.loads(reports)
+        if None not in combination:
+            counts[tuple(int(r) for r in combination)] += n
+    if through > tally.through:
+        CombinationTally.objects.filter(pk=tally.pk, through=tally.through).update(
+            counts=counts.ravel().tolist(), through=through
+        )
+    return counts
 
 
 def _folded(

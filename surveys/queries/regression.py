@@ -2,21 +2,19 @@
 of a yes/no question (``surveys.ldp.regression``) or linear regression of a rating score
 (``surveys.ldp.linear``), where the outcome and the predictors are all randomized.
 
-The database counts the submissions per combination of the questions' reports
-(``ReportOf``, one grouped statement: no submission's JSON is loaded in Python), and the
-fit runs on those counts. Cached under the results snapshot, like breakdowns: a new response
-or a new wording makes a new key.
+The database counts the submissions per combination of the questions' reports (one grouped
+statement: no submission's JSON is loaded in Python), kept and folded forward as new ones
+arrive (``counts.combination_counts``), and the fit runs on those counts. Cached under the
+results snapshot, like breakdowns: a new response or a new wording makes a new key.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from django.db.models import Count
 from django.utils.translation import gettext
 
 from surveys import ldp
@@ -31,7 +29,7 @@ from surveys.queries.contracts import (
     RegressionPredictor,
     RegressionResults,
 )
-from surveys.queries.counts import ReportsOf
+from surveys.queries.counts import combination_counts
 from surveys.queries.results import cached, snapshot
 
 
@@ -87,20 +85,10 @@ def problem(outcome: Question, predictors: Sequence[Question]) -> str | None:
 
 
 def report_counts(survey: Survey, questions: Sequence[Question]) -> np.ndarray:
-    """Respondents per combination of the questions' reports (one axis per question), from
-    one grouped statement (``ReportsOf``)."""
-    rows = (
-        survey.submissions.order_by()
-        .values(reports_of=ReportsOf([q.pk for q in questions]))
-        .annotate(n=Count("pk"))
-        .values_list("reports_of", "n")
-    )
-    counts = np.zeros([linear.report_size(term(q)) for q in questions], dtype=np.int64)
-    for reports, n in rows:
-        combination = json.loads(reports)
-        if None not in combination:
-            counts[tuple(int(r) for r in combination)] += n
-    return counts
+    """Respondents per combination of the questions' reports (one axis per question), kept
+    up to date by ``counts.combination_counts``."""
+    shape = [linear.report_size(term(q)) for q in questions]
+    return combination_counts(survey, questions, shape)
 
 
 def regression_results(

@@ -70,6 +70,31 @@ def test_the_counts_equal_a_recount_of_the_stored_reports(survey):
     assert not counts.any()
 
 
+def test_the_counts_are_kept_and_only_new_submissions_are_read(survey):
+    yes_no, groups, campus, stress, ticked, work = survey.ordered_questions()
+    questions = [yes_no, groups, campus]
+    first = report_counts(survey, questions)
+    # A stored submission changed behind the counts' back (never done by the site) shows
+    # whether the next count reads the old submissions again.
+    oldest = Submission.objects.filter(survey=survey).order_by("pk").first()
+    changed = {**oldest.reports, str(yes_no.pk): 1 - oldest.reports[str(yes_no.pk)]}
+    Submission.objects.filter(pk=oldest.pk).update(reports=changed)
+    truth = {yes_no.pk: [0.5, 0.5], groups.pk: GROUPS, campus.pk: CAMPUS,
+             stress.pk: [0.2] * 5, ticked.pk: [0.5] * 3, work.pk: [0.5, 0.5]}
+    simulate_responses(survey, 50, truth, seed=6)
+    survey.refresh_from_db()
+    counts = report_counts(survey, questions)
+    assert counts.sum() == 4050
+    added = counts - first
+    assert added.sum() == 50 and added.min() >= 0  # the old submission was not read again
+    for reports in Submission.objects.filter(survey=survey).order_by("-pk")[:50].values_list(
+        "reports", flat=True
+    ):
+        added[reports[str(yes_no.pk)], reports[str(groups.pk)], reports[str(campus.pk)]] -= 1
+    assert not added.any()
+    assert (report_counts(survey, questions) == counts).all()  # nothing new: the same
+
+
 def test_the_odds_ratios_find_the_true_association_and_no_other(client, researcher, survey):
     yes_no, groups, campus, *_ = survey.ordered_questions()
     client.force_login(researcher)
