@@ -1,7 +1,7 @@
 """Check-all-that-apply questions: which mechanism, and the bias and coverage of its estimates
 (surveys/ldp/checkall.py; not a test).
 
-Run: .venv/bin/python bench/bench_checkall.py [--studies S] [--k K]
+Run: .venv/bin/python bench/bench_checkall.py [--studies S] [--k K] [--only EPSILON N]
 
 Part 1, the choice of mechanism: the variance of one option's estimated share, times n, for
 (a) every box randomized by Warner's randomized response at epsilon / k and (b) the sampled
@@ -34,7 +34,8 @@ only that box; those who answer tick each option on its own with its share among
 option's coverage and the mean count's (among those who answered), the largest absolute
 bias of a headline share and the mean count's bias, each with its Monte-Carlo error.
 
-Fixed seed; a few minutes on one core.
+``--only EPSILON N`` runs Parts 2 and 4 at that one cell (to measure it with many more
+studies). Fixed seed; a few minutes on one core.
 """
 
 import argparse
@@ -107,7 +108,8 @@ def intervals_by_size(box: ldp.BinaryMechanism, ones: np.ndarray, about: np.ndar
     return low, high
 
 
-def coverage(studies: int, k: int, rng: np.random.Generator) -> None:
+def coverage(studies: int, k: int, rng: np.random.Generator, epsilons=EPSILONS,
+             sizes=SIZES) -> None:
     shares = np.linspace(0.02, 0.98, k)
     print(f"\nPart 2: sampled box, {k} options with true shares "
           f"{', '.join(f'{s:.2f}' for s in shares)}; mean count {shares.sum():.2f}; "
@@ -115,10 +117,10 @@ def coverage(studies: int, k: int, rng: np.random.Generator) -> None:
     print("eps       n   worst share coverage (option)   share coverages"
           "                      mean-count bias (MC err)   coverage")
     flags = 0
-    for epsilon in EPSILONS:
+    for epsilon in epsilons:
         mechanism = ldp.sampled_boxes(epsilon, k)
         box = mechanism.box
-        for n in SIZES:
+        for n in sizes:
             counts = rng.multinomial(n, cell_probabilities(mechanism, shares), size=studies)
             cells = counts.reshape(studies, k, 2)
             about, ones = cells.sum(axis=2), cells[:, :, 1]
@@ -213,7 +215,8 @@ AMONG_CASES = {
 }
 
 
-def among_coverage(studies: int, rng: np.random.Generator) -> None:
+def among_coverage(studies: int, rng: np.random.Generator, epsilons=EPSILONS,
+                   sizes=SIZES) -> None:
     m = AMONG_SHARES.size
     true_mean = AMONG_SHARES.sum()
     error = np.sqrt(0.95 * 0.05 / studies)
@@ -227,10 +230,10 @@ def among_coverage(studies: int, rng: np.random.Generator) -> None:
               "max |share bias| (MC err)   mean-count bias (MC err)")
         answered = 1 - extras.sum()
         shares = np.concatenate([answered * AMONG_SHARES, extras])
-        for epsilon in EPSILONS:
+        for epsilon in epsilons:
             mechanism = ldp.sampled_boxes(epsilon, shares.size)
             law = cell_probabilities(mechanism, shares)
-            for n in SIZES:
+            for n in sizes:
                 counts = rng.multinomial(n, law, size=studies)
                 found = [mechanism.among_answered(row, n, m) for row in counts]
                 low = np.array([f.ci_low for f in found])
@@ -267,9 +270,17 @@ def main() -> None:
     parser.add_argument("--skip-compare", action="store_true")
     parser.add_argument("--group-studies", type=int, default=1000)
     parser.add_argument("--among", action="store_true", help="only Part 4")
+    parser.add_argument("--only", nargs=2, type=float, metavar=("EPSILON", "N"),
+                        help="only Parts 2 and 4, at this one cell")
     args = parser.parse_args()
     rng = np.random.default_rng(SEED)
     start = time.time()
+    if args.only:
+        cell = {"epsilons": (args.only[0],), "sizes": (int(args.only[1]),)}
+        coverage(args.studies, args.k, rng, **cell)
+        among_coverage(args.studies, rng, **cell)
+        print(f"\n{time.time() - start:.0f} s")
+        return
     if args.among:
         among_coverage(args.studies, rng)
         print(f"\n{time.time() - start:.0f} s")
