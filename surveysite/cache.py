@@ -1,5 +1,6 @@
 """The caches every worker and app server shares: the database's, and Redis with the
-database's in its place while Redis cannot be reached."""
+database's in its place while Redis cannot be reached; and, for computed results, a copy in
+each process's memory in front of them."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import logging
 import time
 
 from django.core.cache import caches
-from django.core.cache.backends.base import BaseCache
+from django.core.cache.backends.base import DEFAULT_TIMEOUT, BaseCache
 from django.core.cache.backends.db import DatabaseCache
+from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache
 from django.db import connections, router, transaction
 from django.utils.timezone import now
@@ -144,3 +146,61 @@ class RedisWithFallback(RedisCache):
 
     def clear(self):
         return self._either("clear")
+
+
+class KeptInProcess(BaseCache):
+    """For values that never change once stored under their key: computed results, whose
+    keys say what they count (``surveys.queries.results.snapshot``). Each is kept in this
+    process's memory as well as in the cache named by the ``SHARED`` option, and read from
+    memory when it is there: a page of cached results then makes no round trip to the shared
+    cache (two fewer queries on a regression's page, with the database's cache). No copy can
+    be stale, since a key's value never changes; a value another process stored is read from
+    the shared cache once, then kept here too. At most ``MAX_ENTRIES`` values are kept in
+    memory (Django's local-memory cache, which drops the least recently used).
+    """
+
+    def __init__(self, location: str, params: dict) -> None:
+        options = dict(params.get("OPTIONS") or {})
+        self._shared_alias = options.pop("SHARED")
+        super().__init__(params | {"OPTIONS": options})
+        self.memory = LocMemCache(location, {"TIMEOUT": params.get("TIMEOUT", 300),
+                                             "OPTIONS": options})
+
+    @property
+    def shared(self) -> BaseCache:
+        return caches[self._shared_alias]
+
+    def get(self, key: str, default=None, version: int | None = None):
+        value = self.memory.get(key, _MISSING, version=version)
+        if value is _MISSING:
+            value = self.shared.get(key, _MISSING, version=version)
+            if value is _MISSING:
+                return default
+            self.memory.set(key, value, version=version)
+        return value
+
+    def set(self, key: str, value, timeout=DEFAULT_TIMEOUT, version: int | None = None) -> None:
+        self.shared.set(key, value, timeout, version=version)
+        self.memory.set(key, value, timeout, version=version)
+
+    def add(self, key: str, value, timeout=DEFAULT_TIMEOUT, version: int | None = None) -> bool:
+        added = self.shared.add(key, value, timeout, version=version)
+        if added:
+            self.memory.set(key, value, timeout, version=version)
+        return added
+
+    def touch(self, key: str, timeout=DEFAULT_TIMEOUT, version: int | None = None) -> bool:
+        self.memory.touch(key, timeout, version=version)
+        return self.shared.touch(key, timeout, version=version)
+
+    def delete(self, key: str, version: int | None = None) -> bool:
+        self.memory.delete(key, version=version)
+        return self.shared.delete(key, version=version)
+
+    def clear(self) -> None:
+        self.memory.clear()
+        self.shared.clear()
+
+
+_MISSING = object()
+"""What a cache returns for a key it does not hold (None may be a value)."""

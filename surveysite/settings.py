@@ -199,6 +199,13 @@ CACHES = {
         },
     },
     "database": DATABASE_CACHE,
+    # Computed results and their rendered cards, keyed by what they count (they never
+    # change): read from this process's memory when it holds them, else from "default".
+    "results": {
+        "BACKEND": "surveysite.cache.KeptInProcess",
+        "LOCATION": "results",
+        "OPTIONS": {"SHARED": "default", "MAX_ENTRIES": 100},
+    },
 }
 # "count/seconds" per client. The client is identified by a keyed hash of its address,
 # kept only in the cache and only for the window; it is never stored with reports.

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 from django.contrib.auth.models import Group, User
-from django.core.cache import cache
+from django.core.cache import caches
 from django.core.signals import request_finished, request_started
 from django.db import connections
 
@@ -32,13 +32,13 @@ CHROMIUM_ARGS = [
 @pytest.fixture(autouse=True)
 def _fresh_cache(request):
     """Rate-limit counters and computed results live in the cache, a table of the test
-    database: each test that uses the database starts with none. Others have no cache to
-    clear, and may not touch the database."""
+    database (computed results also in memory): each test that uses the database starts
+    with none. Others have no cache to clear, and may not touch the database."""
     if {"db", "transactional_db", "live_server"} & set(request.fixturenames) or (
         request.node.get_closest_marker("django_db")
     ):
         request.getfixturevalue("db")  # transactional_db instead, if the test asks for it
-        cache.clear()
+        caches["results"].clear()  # this process's copies, and the shared cache behind them
 
 
 class RequestsInFlight:

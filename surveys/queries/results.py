@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import caches
 from django.utils import translation
 from django.utils.translation import gettext
 
@@ -89,14 +89,15 @@ def survey_results(survey: Survey) -> SurveyResults:
     are never stale. Drafts are not cached.
     """
     current = snapshot(survey, survey.response_count)
-    computed = cache.get(f"survey-results:{current}") if current else None
+    kept = caches["results"]
+    computed = kept.get(f"survey-results:{current}") if current else None
     if computed is None:
         counts, n = _support_counts(survey)
         computed = _questions_results(survey, counts, n)
         # Stored under the n actually read, which may already be ahead of survey.response_count.
         computed["snapshot"] = snapshot(survey, n)
         if computed["snapshot"]:
-            cache.set(f"survey-results:{computed['snapshot']}", computed, CACHE_SECONDS)
+            kept.set(f"survey-results:{computed['snapshot']}", computed, CACHE_SECONDS)
     return {
         "survey": {
             "id": survey.pk,
@@ -120,11 +121,12 @@ def cached(name: str, survey: Survey, key: Callable[[int], str], compute: Callab
     fragment): read from the cache when there is one for the survey's response count, else
     computed and stored under the n actually read. Breakdowns, regressions and answers by
     wording are cached this way."""
-    computed = cache.get(f"{name}:{key(survey.response_count)}")
+    kept = caches["results"]
+    computed = kept.get(f"{name}:{key(survey.response_count)}")
     if computed is None:
         computed = compute()
         computed["snapshot"] = key(computed["n"])
-        cache.set(f"{name}:{computed['snapshot']}", computed, CACHE_SECONDS)
+        kept.set(f"{name}:{computed['snapshot']}", computed, CACHE_SECONDS)
     return computed
 
 

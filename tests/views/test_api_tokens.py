@@ -308,6 +308,7 @@ def test_tokens_work_and_are_limited_while_redis_is_unreachable(
                         "socket_connect_timeout": 1, "socket_timeout": 1},
         },
         "database": django_settings.DATABASE_CACHE,
+        "results": django_settings.CACHES["results"],
     }
     settings.RATELIMIT_API = RATE
     secret = secret_of(researcher)

@@ -50,6 +50,7 @@ def redis_cache(settings, port: int, retry_seconds: float = 0) -> None:
                         "socket_connect_timeout": 1, "socket_timeout": 1},
         },
         "database": django_settings.DATABASE_CACHE,
+        "results": django_settings.CACHES["results"],
     }
     settings.RATELIMIT_SUBMISSIONS = RATE
     settings.RATELIMIT_SIGN_IN = RATE

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.core.cache import cache
+from django.core.cache import caches
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -152,7 +152,7 @@ def test_the_breakdown_forms_are_drawn_once_for_the_questions(
     monkeypatch.setattr(charts, "render_to_string",
                         lambda *args, **kwargs: drawn.append(args) or render(*args, **kwargs))
     submit(opened, 1, seed=99)
-    cache.clear()
+    caches["results"].clear()
     page = page_of(client, opened)
     assert drawn == []  # a new response, the same questions: the forms kept are shown
     card = cards_of(page)[2]
@@ -176,7 +176,7 @@ def test_the_cards_template_costs_a_bounded_number_of_variables_per_answer(clien
         resolved += 1
         return resolve(self, context)
 
-    cache.clear()
+    caches["results"].clear()
     original = base.Variable.resolve
     base.Variable.resolve = counting
     try:
