@@ -2,7 +2,7 @@
 (surveys/ldp/regression.py; not a test).
 
 Run: .venv/bin/python bench/bench_regression.py [--replicates R] [--workers W] [--quick]
-     [--settings a,b,...] [--raw FILE]
+     [--settings a,b,...] [--raw FILE] [--studies FILE]
 
 Respondents are drawn iid from a realistic joint law of three dependent predictors: year of
 study (4 answers, GRR), a yes/no question (Warner) whose share rises with the year, and a
@@ -26,6 +26,9 @@ same epsilon. For every setting (predictors x epsilon x n), R simulated studies 
   and the share of intervals unbounded on a side;
 - ``size`` of the yes/no predictor's test at 5% (Monte-Carlo standard error 0.011), and
   ``power`` of the year and rating tests;
+- the share of studies the reports cannot identify (some coefficient's maximum at the
+  +-30 bound): their intervals are unbounded (they cover) and they have no test (the
+  rejection rates are among the others);
 - ``time``: mean seconds per fit (profile intervals, tests and predictions included).
 
 Fixed seeds. The default grid (2 and 3 predictors x epsilon 1, 2, 3 x n 2,000, 10,000,
@@ -125,6 +128,7 @@ def run(task: tuple[int, float, int, int, int]) -> list[dict]:
             "low": [c.ci_low for c in fitted.coefficients],
             "high": [c.ci_high for c in fitted.coefficients],
             "p": [t.p_value for t in fitted.tests],
+            "identified": fitted.identified,
         })
     return found
 
@@ -143,7 +147,9 @@ def summary(predictors: int, epsilon: float, n: int, studies: list[dict]) -> dic
         "median_bias": (np.median(estimate, axis=0) - true).tolist(),
         "coverage": covered.tolist(),
         "unbounded": np.mean(np.isinf(low) | np.isinf(high), axis=0).tolist(),
-        "rejected": (p < 0.05).mean(axis=0).tolist(),
+        # among the studies given a test (not those the reports cannot identify)
+        "rejected": ((p < 0.05).sum(axis=0) / max(np.isfinite(p[:, 0]).sum(), 1)).tolist(),
+        "unidentified": float(np.mean([not s["identified"] for s in studies])),
         "seconds": float(np.mean([s["seconds"] for s in studies])),
     }
 
@@ -160,7 +166,8 @@ def show(result: dict) -> None:
               f"{result['coverage'][i]:.3f} | {result['unbounded'][i]:.3f} |")
     tests = ["year", "yes (size)", "rating"][: result["predictors"]]
     rates = ", ".join(f"{t} {r:.3f}" for t, r in zip(tests, result["rejected"], strict=True))
-    print(f"rejected at 5%: {rates}", flush=True)
+    print(f"rejected at 5%: {rates}; not identified (no interval or test given): "
+          f"{result['unidentified']:.3f}", flush=True)
 
 
 SETTINGS = [  # the cheapest informative ones first: they finish first
@@ -179,6 +186,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="100 replicates")
     parser.add_argument("--settings", help="predictors:epsilon:n,... (default: all)")
     parser.add_argument("--raw", help="append each setting's summary to this file (JSON lines)")
+    parser.add_argument("--studies", help="append every study's fit to this file (JSON lines)")
     args = parser.parse_args()
     replicates = 100 if args.quick else args.replicates
     settings = SETTINGS
@@ -200,6 +208,10 @@ def main() -> None:
     with ProcessPoolExecutor(args.workers) as pool:
         for s, found in zip(owner, pool.map(run, tasks), strict=True):
             studies.setdefault(s, []).extend(found)
+            if args.studies:
+                with open(args.studies, "a") as kept:
+                    for study in found:
+                        kept.write(json.dumps({"setting": settings[s], **study}) + "\n")
             if len(studies[s]) == replicates:
                 result = summary(*settings[s], studies.pop(s))
                 show(result)

@@ -25,7 +25,10 @@ within +-25), then again from the maximum with each parameter scaled by its curv
 Inference. Each coefficient's 95% interval is its profile-likelihood interval (every b with
 2 (l_max - max{l : beta_j = b}) <= 3.84, found along the signed root of the ratio, unbounded
 on a side still open at +-30; Wald for the intercept); each predictor has a likelihood-ratio
-test (all its coefficients 0; chi-square with as many degrees of freedom). Predicted shares
+test (all its coefficients 0; chi-square with as many degrees of freedom). Where some
+coefficient's maximum lies at the +-30 bound (the reports cannot identify the model, as with
+separation in ordinary logistic regression), the chi-square calibration fails: every interval
+is then unbounded and no test is given (``Regression.identified`` is False). Predicted shares
 per group ("holding the rest equal") set the predictor to the group and average over the
 fitted distribution of the other predictors; their intervals are delta-method intervals on the
 logit scale with the observed information (numerical derivative of the exact gradient).
@@ -35,7 +38,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import optimize, special, stats
@@ -143,6 +146,7 @@ class Regression:
     tests: list[PredictorTest]
     predictions: list[Prediction]
     answered: float  # fitted share who answered the outcome (not an extra)
+    identified: bool = True  # False: some coefficient's maximum is at +-UNBOUNDED (below)
 
 
 def check_terms(outcome: Term, predictors: Sequence[Term]) -> None:
@@ -320,20 +324,27 @@ def fit(
     information = model.information(theta)
     covariance = np.linalg.pinv(information, hermitian=True, rcond=1e-12)
     model.precondition(information)
+    # A maximum at the bound is at infinity: no interval or test can be calibrated there.
+    identified = bool(np.all(np.abs(theta[: model.width]) < UNBOUNDED - 1e-6))
     names = [(-1, "intercept", -1)] + [
         (j, kind, c) for j, term in enumerate(predictors) for kind, c in term.columns()
     ]
     coefficients = []
     for i, (j, kind, c) in enumerate(names):
         se = math.sqrt(max(covariance[i, i], 0.0))
-        low, high = (
-            _profile(model, theta, loss, i, se) if profile and j >= 0
-            else (float(theta[i] - ldp.Z95 * se), float(theta[i] + ldp.Z95 * se))
-        )
+        if not identified:
+            low, high, se = -math.inf, math.inf, math.inf
+        elif profile and j >= 0:
+            low, high = _profile(model, theta, loss, i, se)
+        else:
+            low, high = float(theta[i] - ldp.Z95 * se), float(theta[i] + ldp.Z95 * se)
         coefficients.append(Coefficient(j, kind, c, float(theta[i]), low, high, se))
     tests, column = [], 1
     for term in predictors:
         width = len(term.columns())
+        if not identified:
+            tests.append(PredictorTest(math.nan, width, math.nan))
+            continue
         fixed = {column + i: 0.0 for i in range(width)}
         # from the maximum and from every start: the mixture's likelihood can have more
         # than one local maximum, and a worse one would make the statistic too large
@@ -342,13 +353,17 @@ def fit(
         tests.append(PredictorTest(statistic, width, float(stats.chi2.sf(statistic, width))))
         column += width
     w, u, _ = model.parts(theta)
+    predictions = _predictions(model, predictors, theta, covariance)
+    if not identified:
+        predictions = [replace(p, ci_low=0.0, ci_high=1.0) for p in predictions]
     return Regression(
         n=round(model.n),
         log_likelihood=model.log_likelihood(loss),
         coefficients=coefficients,
         tests=tests,
-        predictions=_predictions(model, predictors, theta, covariance),
+        predictions=predictions,
         answered=float(w @ u[:, 0]),
+        identified=identified,
     )
 
 

@@ -299,7 +299,8 @@ class RegressionResults(TypedDict):
     model: str  # "logistic" (a yes/no question) or "linear" (a rating scale or a number)
     outcome: RegressionOutcome
     answered: float | None  # estimated share who answered the outcome (not an extra answer)
-    weak: bool  # some coefficient unbounded: the reports say too little, intervals unreliable
+    weak: bool  # some coefficient's interval unbounded: the reports say too little
+    identified: bool  # False: some coefficient's maximum is at infinity, no interval or test
     number: dict[str, Any] | None  # a number outcome: low, high, decimals (its unit)
     predictors: list[RegressionPredictor]
     method: Method

@@ -173,11 +173,12 @@ def _computed(
         }
 
     method = regression if logistic else linear
-    # Where the reports cannot bound a coefficient, the likelihood can have several maxima
-    # and the intervals then cover less than 95% (docs/ldp.md, "Regression"): the page says so.
+    # Where the reports cannot bound a coefficient, they say too little and the page says so
+    # (docs/ldp.md, "Regression"); where they cannot identify the model, it gives no
+    # interval or test at all.
+    identified = not logistic or fitted is None or fitted.identified
     weak = logistic and fitted is not None and any(
         not (math.isfinite(c.ci_low) and math.isfinite(c.ci_high))
-        or abs(c.estimate) >= regression.UNBOUNDED
         for c in fitted.coefficients
     )
     return {
@@ -192,6 +193,7 @@ def _computed(
         },
         "answered": _number(fitted.answered) if fitted else None,
         "weak": weak,
+        "identified": identified,
         "number": number_unit(outcome.mechanism()) if _is_number(outcome) else None,
         "predictors": [predictor(j, q) for j, q in enumerate(predictors)],
         "method": {"name": gettext(method.METHOD), "description": gettext(method.DESCRIPTION)},
@@ -201,6 +203,8 @@ def _computed(
 
 def test_summary(p_value: float, outcome: str, logistic: bool) -> str:
     """A predictor's test in words."""
+    if math.isnan(p_value):
+        return gettext("Not tested: the responses cannot identify this regression yet.")
     shown = {"p": numbers.p_value(p_value), "outcome": outcome}
     if p_value < SIGNIFICANCE:
         return (gettext(

@@ -235,6 +235,23 @@ def test_with_little_information_the_intervals_are_unbounded():
         assert c.ci_low == -math.inf and c.ci_high == math.inf
 
 
+def test_where_the_maximum_is_at_infinity_no_interval_or_test_is_given():
+    """33 respondents at epsilon 1 whose reports fit best with the predictor's odds ratio at
+    infinity (like separation in ordinary logistic regression): the chi-square calibration
+    fails there, so every interval is unbounded and no test is given."""
+    question = Term(ldp.randomized_response(1.0), 2)
+    found = regression.fit(question, [question], np.array([[15, 6], [7, 5]]))
+    assert not found.identified
+    assert found.coefficients[1].estimate == pytest.approx(regression.UNBOUNDED)
+    for c in found.coefficients:
+        assert (c.ci_low, c.ci_high, c.std_error) == (-math.inf, math.inf, math.inf)
+    (test,) = found.tests
+    assert math.isnan(test.statistic) and math.isnan(test.p_value) and test.df == 1
+    assert [(p.ci_low, p.ci_high) for p in found.predictions] == [(0.0, 1.0)] * 2
+    bounded = regression.fit(question, [question], np.array([[15, 10], [10, 15]]))
+    assert bounded.identified and math.isfinite(bounded.tests[0].p_value)
+
+
 def test_the_profile_search_finds_where_the_signed_root_reaches_its_bound():
     """On a linear signed root r(d) = d / 2 the end is 2 * 1.96 (to the search's 1e-3 in r);
     on a curved one, where it crosses; never reached before the limit, it is unbounded."""

@@ -283,3 +283,29 @@ def test_a_regression_the_reports_cannot_bound_is_flagged(client, researcher, ma
                for c in data["predictors"][0]["coefficients"])
     page = client.get(url("question-regression", survey, yes_no, groups)).content.decode()
     assert "The responses say too little for this regression yet." in page
+
+
+
+def test_a_regression_the_reports_cannot_identify_gives_no_interval_or_test(
+    client, researcher, make_survey
+):
+    """40 respondents at epsilon 1 whose reports fit best with an odds ratio at infinity:
+    every interval is unbounded and no test is given; the page shows no figures, and says
+    why."""
+    survey = make_survey(researcher, epsilons=(1.0, 1.0), status="open")
+    yes_no, groups = survey.ordered_questions()
+    simulate_responses(survey, 40, {yes_no.pk: [0.7, 0.3], groups.pk: GROUPS}, seed=0)
+    survey.refresh_from_db()
+    client.force_login(researcher)
+    data = client.get(url("question-regression-json", survey, yes_no, groups)).json()
+    assert_shape(data, contracts.RegressionResults)
+    assert not data["identified"] and data["weak"]
+    (predictor,) = data["predictors"]
+    assert all((c["ci_low"], c["ci_high"], c["std_error"]) == (0.0, None, None)
+               for c in predictor["coefficients"])  # odds ratios from 0 to infinity
+    assert predictor["p_value"] is None and predictor["statistic"] is None
+    assert not predictor["evidence"] and predictor["summary"].startswith("Not tested")
+    assert {(p["ci_low"], p["ci_high"]) for p in predictor["predictions"]} == {(0.0, 1.0)}
+    page = client.get(url("question-regression", survey, yes_no, groups)).content.decode()
+    assert "The responses cannot identify this regression yet." in page
+    assert 'id="coefficients-title"' not in page and 'id="predictor-' not in page
