@@ -269,21 +269,27 @@ def test_a_number_is_explained_by_a_linear_regression(client, researcher, make_s
     assert page.status_code == 200 and "Differences in the mean" in page.content.decode()
 
 
-def test_a_regression_the_reports_cannot_bound_is_flagged(client, researcher, make_survey):
-    """200 respondents at epsilon 0.5: the reports say almost nothing about the odds, so some
-    interval is unbounded and the page warns that the intervals are unreliable."""
-    survey = make_survey(researcher, epsilons=(0.5, 0.5), status="open")
+def few_responses(client, researcher, make_survey, epsilon: float, n: int, seed: int):
+    """The yes/no question explained by the grouping one, from n responses at epsilon: its
+    JSON and its page."""
+    survey = make_survey(researcher, epsilons=(epsilon, epsilon), status="open")
     yes_no, groups = survey.ordered_questions()
-    simulate_responses(survey, 200, {yes_no.pk: [0.7, 0.3], groups.pk: GROUPS}, seed=2)
+    simulate_responses(survey, n, {yes_no.pk: [0.7, 0.3], groups.pk: GROUPS}, seed=seed)
     survey.refresh_from_db()
     client.force_login(researcher)
     data = client.get(url("question-regression-json", survey, yes_no, groups)).json()
-    assert data["weak"]
+    page = client.get(url("question-regression", survey, yes_no, groups)).content.decode()
+    return data, page
+
+
+def test_a_regression_the_reports_cannot_bound_is_flagged(client, researcher, make_survey):
+    """200 respondents at epsilon 0.5: the reports say almost nothing about the odds, so some
+    interval is unbounded and the page warns that the intervals are unreliable."""
+    data, page = few_responses(client, researcher, make_survey, 0.5, 200, seed=2)
+    assert data["weak"] and data["identified"]
     assert any(c["ci_high"] is None or c["ci_low"] is None
                for c in data["predictors"][0]["coefficients"])
-    page = client.get(url("question-regression", survey, yes_no, groups)).content.decode()
     assert "The responses say too little for this regression yet." in page
-
 
 
 def test_a_regression_the_reports_cannot_identify_gives_no_interval_or_test(
@@ -292,12 +298,7 @@ def test_a_regression_the_reports_cannot_identify_gives_no_interval_or_test(
     """40 respondents at epsilon 1 whose reports fit best with an odds ratio at infinity:
     every interval is unbounded and no test is given; the page shows no figures, and says
     why."""
-    survey = make_survey(researcher, epsilons=(1.0, 1.0), status="open")
-    yes_no, groups = survey.ordered_questions()
-    simulate_responses(survey, 40, {yes_no.pk: [0.7, 0.3], groups.pk: GROUPS}, seed=0)
-    survey.refresh_from_db()
-    client.force_login(researcher)
-    data = client.get(url("question-regression-json", survey, yes_no, groups)).json()
+    data, page = few_responses(client, researcher, make_survey, 1.0, 40, seed=0)
     assert_shape(data, contracts.RegressionResults)
     assert not data["identified"] and data["weak"]
     (predictor,) = data["predictors"]
@@ -306,6 +307,5 @@ def test_a_regression_the_reports_cannot_identify_gives_no_interval_or_test(
     assert predictor["p_value"] is None and predictor["statistic"] is None
     assert not predictor["evidence"] and predictor["summary"].startswith("Not tested")
     assert {(p["ci_low"], p["ci_high"]) for p in predictor["predictions"]} == {(0.0, 1.0)}
-    page = client.get(url("question-regression", survey, yes_no, groups)).content.decode()
     assert "The responses cannot identify this regression yet." in page
     assert 'id="coefficients-title"' not in page and 'id="predictor-' not in page
