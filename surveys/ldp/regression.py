@@ -342,15 +342,10 @@ def fit(
     tests, column = [], 1
     for term in predictors:
         width = len(term.columns())
-        if not identified:
-            tests.append(PredictorTest(math.nan, width, math.nan))
-            continue
-        fixed = {column + i: 0.0 for i in range(width)}
-        # from the maximum and from every start: the mixture's likelihood can have more
-        # than one local maximum, and a worse one would make the statistic too large
-        restricted = min(model.fit(start, fixed)[1] for start in (theta, *model.starts))
-        statistic = max(2 * model.n * (restricted - loss), 0.0)
-        tests.append(PredictorTest(statistic, width, float(stats.chi2.sf(statistic, width))))
+        tests.append(
+            _test(model, theta, loss, range(column, column + width)) if identified
+            else PredictorTest(math.nan, width, math.nan)
+        )
         column += width
     w, u, _ = model.parts(theta)
     predictions = _predictions(model, predictors, theta, covariance)
@@ -365,6 +360,16 @@ def fit(
         answered=float(w @ u[:, 0]),
         identified=identified,
     )
+
+
+def _test(model: _Model, theta: np.ndarray, loss: float, columns: range) -> PredictorTest:
+    """The likelihood-ratio test that the coefficients ``columns`` (one predictor's) are 0."""
+    fixed = {i: 0.0 for i in columns}
+    # from the maximum and from every start: the mixture's likelihood can have more than one
+    # local maximum, and a worse one would make the statistic too large
+    restricted = min(model.fit(start, fixed)[1] for start in (theta, *model.starts))
+    statistic = max(2 * model.n * (restricted - loss), 0.0)
+    return PredictorTest(statistic, len(columns), float(stats.chi2.sf(statistic, len(columns))))
 
 
 def _profile(
