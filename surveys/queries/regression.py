@@ -37,7 +37,7 @@ def term(question: Question) -> regression.Term:
     """The question as a term of a regression: a rating scale as its score (points 1..m), a
     number as its value (its mechanism says how)."""
     mechanism = question.mechanism()
-    if isinstance(mechanism, ldp.NumberWindow):
+    if _is_number(mechanism):
         return regression.Term(mechanism, 0)
     answers = len(question.labels())
     scored = question.question_kind.scored
@@ -49,14 +49,14 @@ def model(outcome: Question) -> str:
     return "logistic" if outcome.question_kind is YES_NO else "linear"
 
 
-def _is_number(question: Question) -> bool:
-    return isinstance(question.mechanism(), ldp.NumberWindow)
+def _is_number(mechanism: ldp.Mechanism) -> bool:
+    return isinstance(mechanism, ldp.NumberWindow)
 
 
 def outcome_problem(outcome: Question) -> str | None:
     """Why this question cannot be explained by others, in a sentence, or None."""
     kind = outcome.question_kind
-    if kind is not YES_NO and not kind.scored and not _is_number(outcome):
+    if kind is not YES_NO and not kind.scored and not _is_number(outcome.mechanism()):
         return gettext(
             "Only a yes/no question, a rating scale or a number can be explained by others."
         )
@@ -71,8 +71,8 @@ def problem(outcome: Question, predictors: Sequence[Question]) -> str | None:
     # each built once: rebuilding one from its frozen spec costs 0.1 to 0.2 ms, and a view
     # of a cached regression costs a few milliseconds in all
     mechanisms = {q.pk: q.mechanism() for q in (outcome, *predictors)}
-    number = isinstance(mechanisms[outcome.pk], ldp.NumberWindow)
-    explained = [] if number else [outcome]  # a number has its own estimator
+    # a number outcome has its own estimator
+    explained = [] if _is_number(mechanisms[outcome.pk]) else [outcome]
     for question in (*explained, *predictors):
         if mechanisms[question.pk].encoding not in regression.ONE_HOT:
             return gettext(
@@ -198,7 +198,7 @@ def _computed(
         "answered": _number(fitted.answered) if fitted else None,
         "weak": weak,
         "identified": identified,
-        "number": number_unit(outcome.mechanism()) if _is_number(outcome) else None,
+        "number": number_unit(outcome.mechanism()) if _is_number(outcome.mechanism()) else None,
         "predictors": [predictor(j, q) for j, q in enumerate(predictors)],
         "method": {"name": gettext(method.METHOD), "description": gettext(method.DESCRIPTION)},
         "snapshot": "",  # set by ``cached``
