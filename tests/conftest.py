@@ -29,14 +29,30 @@ CHROMIUM_ARGS = [
 ]
 
 
+def uses_test_database(item: pytest.Item) -> bool:
+    """Whether a test reads or writes Django's test database (the one DATABASE_URL names),
+    through a fixture or the django_db mark. The others do not depend on DATABASE_URL: the
+    pure mathematics, and the load and fault tests, whose servers run on fresh databases of
+    both kinds of their own (``database``)."""
+    return bool({"db", "transactional_db", "live_server"} & set(item.fixturenames)) or bool(
+        item.get_closest_marker("django_db")
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests that use the test database ``test_database``: CI runs those again on
+    PostgreSQL (``-m test_database``), the others once."""
+    for item in items:
+        if uses_test_database(item):
+            item.add_marker(pytest.mark.test_database)
+
+
 @pytest.fixture(autouse=True)
 def _fresh_cache(request):
     """Rate-limit counters and computed results live in the cache, a table of the test
     database (computed results also in memory): each test that uses the database starts
     with none. Others have no cache to clear, and may not touch the database."""
-    if {"db", "transactional_db", "live_server"} & set(request.fixturenames) or (
-        request.node.get_closest_marker("django_db")
-    ):
+    if uses_test_database(request.node):
         request.getfixturevalue("db")  # transactional_db instead, if the test asks for it
         caches["results"].clear()  # this process's copies, and the shared cache behind them
 
