@@ -17,7 +17,8 @@ coefficients of the true answers are these, and the yes/no predictor's Wald test
 its size; the year and rating tests' rates are their power. Every question has the same
 epsilon. Per setting (predictors x epsilon x n), R studies (default 400; Monte-Carlo
 standard error of a coverage about 0.011): mean bias per coefficient, coverage of the 95%
-Wald intervals, the yes/no test's size and the others' power, and the mean time per fit.
+Wald intervals, the spread of the standardised errors (``z_spread``: whether the standard
+errors are right), the yes/no test's size and the others' power, and the mean time per fit.
 Fixed seeds.
 """
 
@@ -72,15 +73,15 @@ def main() -> int:
     parser.add_argument("--replicates", type=int, default=400)
     args = parser.parse_args()
     print(f"{'pred':>4} {'eps':>4} {'n':>7}  {'worst cov':>9} {'mean cov':>8} "
-          f"{'max |bias|/se':>13} {'size':>6} {'power year':>10} {'power rating':>12} "
-          f"{'ms/fit':>7}")
+          f"{'max |bias|/se':>13} {'sd of z':>11} {'size':>6} {'power year':>10} "
+          f"{'power rating':>12} {'ms/fit':>7}")
     for predictors in (2, 3):
         for epsilon in (1.0, 2.0, 3.0):
             for n in (2000, 10000, 50000):
                 row(predictors, epsilon, n, args.replicates)
     print("\nA number outcome (days, 0-30, 10% \"No answer\") by year and the yes/no question:")
     print(f"{'eps':>4} {'n':>7}  {'worst cov':>9} {'mean cov':>8} {'max |bias|/se':>13} "
-          f"{'size':>6} {'power year':>10} {'ms/fit':>7}")
+          f"{'sd of z':>11} {'size':>6} {'power year':>10} {'ms/fit':>7}")
     for epsilon in (1.0, 2.0, 3.0):
         for n in (2000, 10000, 50000):
             number_row(epsilon, n, args.replicates)
@@ -93,7 +94,7 @@ def row(predictors: int, epsilon: float, n: int, replicates: int) -> None:
     truth_table = table(predictors, outcome, chosen)
     truth = TRUTH[predictors]
     covered = np.zeros(len(truth))
-    estimates, rejected, seconds = [], np.zeros(len(chosen)), 0.0
+    estimates, errors, rejected, seconds = [], [], np.zeros(len(chosen)), 0.0
     for _ in range(replicates):
         counts = simulate_counts(outcome, chosen, truth_table, n, rng)
         started = time.perf_counter()
@@ -103,6 +104,7 @@ def row(predictors: int, epsilon: float, n: int, replicates: int) -> None:
         high = np.array([c.ci_high for c in fitted.coefficients])
         covered += (low <= truth) & (truth <= high)
         estimates.append([c.estimate for c in fitted.coefficients])
+        errors.append([c.std_error for c in fitted.coefficients])
         rejected += [test.p_value < 0.05 for test in fitted.tests]
     estimates = np.array(estimates)
     bias = np.abs(estimates.mean(axis=0) - truth) / (estimates.std(axis=0) / np.sqrt(replicates))
@@ -110,8 +112,17 @@ def row(predictors: int, epsilon: float, n: int, replicates: int) -> None:
     power = rejected / replicates
     rating = f"{power[2]:.3f}" if predictors == 3 else "-"
     print(f"{predictors:>4} {epsilon:>4} {n:>7}  {coverage.min():>9.3f} {coverage.mean():>8.3f} "
-          f"{bias.max():>13.2f} {power[1]:>6.3f} {power[0]:>10.3f} {rating:>12} "
+          f"{bias.max():>13.2f} {z_spread(estimates, errors, truth):>11} {power[1]:>6.3f} "
+          f"{power[0]:>10.3f} {rating:>12} "
           f"{1000 * seconds / replicates:>7.1f}", flush=True)
+
+
+def z_spread(estimates: np.ndarray, errors: list, truth: np.ndarray) -> str:
+    """The smallest and largest, over the coefficients, of the standard deviation of the
+    standardised errors (estimate - truth) / standard error: 1 where the standard errors
+    measure the estimates' spread, below 1 where they overstate it (a conservative test)."""
+    spread = ((estimates - truth) / np.array(errors)).std(axis=0)
+    return f"{spread.min():.2f}-{spread.max():.2f}"
 
 
 NUMBER_TRUTH = np.array([6.0, 2.0, 4.0, 6.0, 0.0])
@@ -125,7 +136,7 @@ def number_row(epsilon: float, n: int, replicates: int) -> None:
     number = ldp.number_window(epsilon, 0, 30, extras=1)
     outcome = Term(number, 0)
     _, chosen = terms(2, epsilon)
-    covered, estimates, rejected, seconds = np.zeros(5), [], np.zeros(2), 0.0
+    covered, estimates, errors, rejected, seconds = np.zeros(5), [], [], np.zeros(2), 0.0
     for _ in range(replicates):
         year = rng.choice(4, size=n, p=YEAR)
         yes = (rng.random(n) < YES_BY_YEAR[year]).astype(int)
@@ -143,13 +154,15 @@ def number_row(epsilon: float, n: int, replicates: int) -> None:
         high = np.array([c.ci_high for c in fitted.coefficients])
         covered += (low <= NUMBER_TRUTH) & (NUMBER_TRUTH <= high)
         estimates.append([c.estimate for c in fitted.coefficients])
+        errors.append([c.std_error for c in fitted.coefficients])
         rejected += [test.p_value < 0.05 for test in fitted.tests]
     estimates = np.array(estimates)
     spread = estimates.std(axis=0) / np.sqrt(replicates)
     bias = np.abs(estimates.mean(axis=0) - NUMBER_TRUTH) / spread
     coverage, power = covered / replicates, rejected / replicates
     print(f"{epsilon:>4} {n:>7}  {coverage.min():>9.3f} {coverage.mean():>8.3f} "
-          f"{bias.max():>13.2f} {power[1]:>6.3f} {power[0]:>10.3f} "
+          f"{bias.max():>13.2f} {z_spread(estimates, errors, NUMBER_TRUTH):>11} "
+          f"{power[1]:>6.3f} {power[0]:>10.3f} "
           f"{1000 * seconds / replicates:>7.1f}", flush=True)
 
 
