@@ -34,9 +34,8 @@ def uses_test_database(item: pytest.Item) -> bool:
     through a fixture or the django_db mark. The others do not depend on DATABASE_URL: the
     pure mathematics, and the load and fault tests, whose servers run on fresh databases of
     both kinds of their own (``database``)."""
-    return bool({"db", "transactional_db", "live_server"} & set(item.fixturenames)) or bool(
-        item.get_closest_marker("django_db")
-    )
+    fixtures = {"db", "transactional_db", "live_server"} & set(item.fixturenames)
+    return bool(fixtures or item.get_closest_marker("django_db"))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
