@@ -68,8 +68,6 @@ def problem(outcome: Question, predictors: Sequence[Question]) -> str | None:
     explain it, and which kinds, the form checks (``forms.RegressionForm``)."""
     if reason := outcome_problem(outcome):
         return reason
-    # each built once: rebuilding one from its frozen spec costs 0.1 to 0.2 ms, and a view
-    # of a cached regression costs a few milliseconds in all
     mechanisms = {q.pk: q.mechanism() for q in (outcome, *predictors)}
     # a number outcome has its own estimator
     explained = [] if _is_number(mechanisms[outcome.pk]) else [outcome]

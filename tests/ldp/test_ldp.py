@@ -232,6 +232,16 @@ def test_from_spec_accepts_just_the_parameters():
     assert ldp.from_spec({"mechanism": "oue", "epsilon": 1, "k": 4}).spec() == ldp.oue(1, 4).spec()
 
 
+def test_from_spec_builds_each_spec_once_and_still_checks_it():
+    spec = ldp.grr(1.5, 4).spec()
+    assert ldp.from_spec(spec) is ldp.from_spec(json.loads(json.dumps(spec)))
+    assert ldp.from_spec(spec) is not ldp.from_spec(ldp.grr(1.5, 5).spec())
+    with pytest.raises(ValueError, match="does not match"):
+        ldp.from_spec({**spec, "p": spec["p"] / 2})  # the same parameters, another matrix
+    with pytest.raises(ValueError):
+        ldp.from_spec({**spec, "epsilon": float("nan")})  # not JSON: built, checked, refused
+
+
 @pytest.mark.parametrize(
     "change",
     [
