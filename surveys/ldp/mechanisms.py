@@ -954,8 +954,8 @@ def from_spec(spec: dict[str, Any]) -> Mechanism:
     reports with probabilities other than those they were randomized with.
 
     A spec always gives the same mechanism, and a mechanism is never changed once built, so
-    each spec is built once per process and shared: building one costs 0.1 to 0.3 ms, and a
-    page of cached results, which rebuilds its questions' mechanisms, a few milliseconds.
+    each spec is built once per process and shared: building one costs 0.1 to 0.3 ms, a real
+    part of the few milliseconds a page of cached results takes.
     """
     try:
         key = json.dumps(spec, sort_keys=True, allow_nan=False)
