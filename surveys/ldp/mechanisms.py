@@ -270,10 +270,11 @@ class Mechanism:
         self._check_structure()
         support, complement = self.matrix(), self._matrix_complement()
         others = (np.arange(self.k) + 1) % self.k
-        self._a = np.diag(support).copy()  # P(report supports c | truth c)
-        self._b = support[np.arange(self.k), others]  # P(report supports c | truth != c)
-        self._a_bar = np.diag(complement).copy()  # 1 - a, at full precision
-        self._b_bar = complement[np.arange(self.k), others]  # 1 - b, at full precision
+        # read-only: one mechanism per spec is shared by every caller (``from_spec``)
+        self._a = read_only(np.diag(support))  # P(report supports c | truth c)
+        self._b = read_only(support[np.arange(self.k), others])  # P(supports c | truth != c)
+        self._a_bar = read_only(np.diag(complement))  # 1 - a, at full precision
+        self._b_bar = read_only(complement[np.arange(self.k), others])  # 1 - b, full precision
         exact = self.exact_epsilon()
         if not exact <= MAX_EPSILON * (1 + 1e-12):
             raise ValueError(
