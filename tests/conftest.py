@@ -40,7 +40,8 @@ def uses_test_database(item: pytest.Item) -> bool:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark the tests that use the test database ``test_database``: CI runs those again on
-    PostgreSQL (``-m test_database``), the others once."""
+    PostgreSQL, but for the browser tests (``-m "test_database and not browser"``), the others
+    once."""
     for item in items:
         if uses_test_database(item):
             item.add_marker(pytest.mark.test_database)
@@ -76,26 +77,38 @@ class RequestsInFlight:
         with self.changed:
             return self.changed.wait_for(lambda: self.count <= 0, timeout)
 
+    def settle(self) -> None:
+        """Wait until the server has answered every request the pages made, before the test
+        itself writes to the database: on SQLite the server's threads share the test's
+        connection, and a write while one of them reads fails with "database table is
+        locked". (A page's explanation panel, for one, asks the server at every key.)"""
+        assert self.wait_for_none(timeout=60), (
+            f"the live server was still handling {self.count} requests after 60 s")
+
+
+@pytest.fixture
+def live_requests(transactional_db) -> RequestsInFlight:
+    """The live server's requests in flight; at teardown, waits until there are none."""
+    requests = RequestsInFlight()
+    request_started.connect(requests.started)
+    request_finished.connect(requests.finished)
+    yield requests
+    try:
+        requests.settle()
+    finally:
+        request_started.disconnect(requests.started)
+        request_finished.disconnect(requests.finished)
+
 
 @pytest.fixture(autouse=True)
 def _server_settled(request):
     """A test with the live server ends only once the server has answered every request its
-    pages made. On SQLite the server's threads share the test database's connection: a
-    request still running when the database is flushed, or when the next test sets up, fails
-    one of them with "database table is locked". Set up before the test's browser, so torn
-    down after it is closed, and after the database, so torn down before the flush."""
-    if "live_server" not in request.fixturenames:
-        yield
-        return
-    request.getfixturevalue("transactional_db")
-    requests = RequestsInFlight()
-    request_started.connect(requests.started)
-    request_finished.connect(requests.finished)
-    yield
-    settled = requests.wait_for_none(timeout=60)
-    request_started.disconnect(requests.started)
-    request_finished.disconnect(requests.finished)
-    assert settled, f"the live server was still handling {requests.count} requests after 60 s"
+    pages made: a request still running when the database is flushed, or when the next test
+    sets up, would fail one of them (see ``RequestsInFlight.settle``). Set up before the
+    test's browser, so torn down after it is closed, and after the database, so torn down
+    before the flush."""
+    if "live_server" in request.fixturenames:
+        request.getfixturevalue("live_requests")
 
 
 @pytest.fixture(autouse=True)

@@ -283,15 +283,15 @@ IMPACTS = ("critical", "serious", "moderate", "minor")
 class Audit:
     def __init__(self) -> None:
         self.blocking: list[str] = []
-        self.contexts: set[int] = set()
+        self.contexts: list = []  # the browser contexts that serve axe.min.js
 
     def inject(self, page) -> None:
         """Adds axe.min.js to the page as a same-origin script: the site's Content Security
         Policy (script-src 'self', style-src 'self') stays in force, so pages render as they
         do for visitors (bypass_csp would also let blocked inline styles apply)."""
-        if id(page.context) not in self.contexts:
+        if not any(context is page.context for context in self.contexts):
             page.context.route("**" + AXE_URL, lambda route: route.fulfill(path=AXE))
-            self.contexts.add(id(page.context))
+            self.contexts.append(page.context)  # held: a freed context's id could come back
         origin = "/".join(page.url.split("/")[:3])
         page.add_script_tag(url=origin + AXE_URL)
 

@@ -57,7 +57,7 @@ def answer_on_a_phone(browser, live_server, survey, question, ticks: list[int]) 
 
 
 def test_a_check_all_question_is_authored_answered_by_keyboard_and_its_shares_shown(
-    browser, page, live_server, researcher, axe
+    browser, page, live_server, live_requests, researcher, axe
 ):
     survey = Survey.objects.create(owner=researcher, title="Habits", introduction="Hello.")
     sign_in(page, live_server)
@@ -70,6 +70,7 @@ def test_a_check_all_question_is_authored_answered_by_keyboard_and_its_shares_sh
     page.wait_for_url(f"**{survey.get_absolute_url()}")
     (question,) = questions(survey)
     assert question.kind == "checkall" and question.labels() == OPTIONS
+    live_requests.settle()
     open_survey(survey)
 
     bodies = [answer_on_a_phone(browser, live_server, survey, question, ticks)
@@ -195,7 +196,7 @@ def not_asked(respondent, follow_up, axe) -> None:
 
 
 def test_a_conditional_check_all_question_is_ticked_refused_or_not_asked_in_one_shape(
-    browser, page, live_server, researcher, axe
+    browser, page, live_server, live_requests, researcher, axe
 ):
     survey = Survey.objects.create(owner=researcher, title="Use", introduction="Hello.")
     author_follow_up(page, live_server, survey)
@@ -203,6 +204,7 @@ def test_a_conditional_check_all_question_is_ticked_refused_or_not_asked_in_one_
     assert follow_up.kind == "checkall" and follow_up.offers_refusal and not follow_up.optional
     assert (follow_up.asked_if, follow_up.asked_if_answer) == (use, 1)
     assert follow_up.all_labels() == [*OPTIONS, "No answer", "Not asked"]
+    live_requests.settle()
     open_survey(survey)
 
     bodies = {

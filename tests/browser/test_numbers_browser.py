@@ -60,7 +60,7 @@ def answer_on_a_phone(browser, live_server, survey, age: str) -> dict:
 
 
 def test_a_number_question_is_authored_answered_by_keyboard_and_its_mean_shown(
-    browser, page, live_server, researcher, axe
+    browser, page, live_server, live_requests, researcher, axe
 ):
     survey = Survey.objects.create(owner=researcher, title="Ages", introduction="Hello.")
     Question.objects.create(survey=survey, order=0, text="Student?", kind="yesno", epsilon=1.0)
@@ -81,6 +81,7 @@ def test_a_number_question_is_authored_answered_by_keyboard_and_its_mean_shown(
     page.wait_for_url(f"**{survey.get_absolute_url()}")
     yes_no, number = questions(survey)
     assert number.kind == "number" and (number.number_min, number.number_max) == (18, 99)
+    live_requests.settle()
     open_survey(survey)
 
     bodies = [answer_on_a_phone(browser, live_server, survey, age) for age in ("87", "23")]
@@ -106,8 +107,8 @@ def test_a_number_question_is_authored_answered_by_keyboard_and_its_mean_shown(
     assert card.locator("svg").first.is_visible()
     axe(page, "results: a number question")
 
-    card.get_by_role("button", name="Show breakdown").click()
-    page.locator("[data-group-mean]").first.wait_for()
+    with page.expect_navigation():
+        card.get_by_role("button", name="Show breakdown").click()
     assert page.locator("[data-group-mean]").count() == 2
     axe(page, "breakdown: a number question by a yes/no one")
 

@@ -12,7 +12,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("transactional_db")]
 
 
 def test_a_rating_scale_is_authored_answered_by_keyboard_and_its_mean_shown(
-    browser, page, live_server, researcher, axe
+    browser, page, live_server, live_requests, researcher, axe
 ):
     survey = Survey.objects.create(owner=researcher, title="Classes", introduction="Hello.")
     sign_in(page, live_server)
@@ -28,6 +28,7 @@ def test_a_rating_scale_is_authored_answered_by_keyboard_and_its_mean_shown(
     page.wait_for_url(f"**{survey.get_absolute_url()}")
     (scale,) = questions(survey)
     assert scale.labels() == ["Never", "2", "3", "4", "5", "6", "Daily"]
+    live_requests.settle()
     open_survey(survey)
 
     phone = browser.new_context(**PHONE_CONTEXT)

@@ -56,7 +56,7 @@ def answer(browser, live_server, survey, keys, axe=None):
 
 
 def test_who_saw_skipped_or_refused_cannot_be_told_from_the_request(
-    browser, page, live_server, researcher, axe
+    browser, page, live_server, live_requests, researcher, axe
 ):
     survey = Survey.objects.create(owner=researcher, title="Use", introduction="Hello.")
     author(page, live_server, survey)
@@ -64,6 +64,7 @@ def test_who_saw_skipped_or_refused_cannot_be_told_from_the_request(
     assert use.all_labels() == ["No", "Yes", "No answer"]
     assert where.all_labels()[-2:] == ["No answer", "Not asked"]
     assert where.optional and where.asked_if == use and where.asked_if_answer == 1
+    live_requests.settle()
     open_survey(survey)
 
     respondents = {
