@@ -180,13 +180,28 @@ def new_page(browser, live_server, username: str | None, **context):
     return page
 
 
+# Pages whose scripts ask the server for something once loaded, and what shows they have
+# their answer: a page is audited and measured as its reader sees it, not half drawn.
+DRAWN = {
+    "new question": "#respondents-read",  # the explanation panel
+    "edit question": "#respondents-read",
+    "preview (respondent page)": "#send-answers:enabled",  # the catalogue, in a translation
+}
+
+
+def open_drawn(page, live_server, label: str, path: str) -> None:
+    page.goto(live_server.url + path)
+    if label in DRAWN:
+        page.wait_for_selector(DRAWN[label])
+
+
 def audit_simple_pages(browser, live_server, site: Site, axe: Audit, tag: str, **context):
     pages = {}
     for label, path, username in site.all_pages():
         if username not in pages:
             pages[username] = new_page(browser, live_server, username, **context)
         page = pages[username]
-        page.goto(live_server.url + path)
+        open_drawn(page, live_server, label, path)
         axe(page, f"{label} [{tag}]")
     for page in pages.values():
         page.context.close()
@@ -309,7 +324,7 @@ def test_no_page_is_wider_than_the_window(browser, live_server, site, context):
     for label, path, username in site.all_pages():
         if username not in pages:
             pages[username] = new_page(browser, live_server, username, **context)
-        pages[username].goto(live_server.url + path)
+        open_drawn(pages[username], live_server, label, path)
         measure(pages[username], label, widths, limit)
     page = pages[None]
     page.goto(live_server.url + reverse("respond", args=[site.survey.public_id]))
