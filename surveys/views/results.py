@@ -91,40 +91,44 @@ def export_reports_file(request: HttpRequest, pk: int, extension: str) -> FileRe
     )
 
 
-REDO_SCRIPT = Path(settings.BASE_DIR) / "docs" / "redo_estimates.py"
-"""The script that redoes a survey's estimates from its exports, in Python."""
-REDO_R_SCRIPT = Path(settings.BASE_DIR) / "docs" / "redo_estimates.R"
-"""The same in R (base R and jsonlite), needing no library of ours."""
+REDO_SCRIPTS = {
+    "py": (Path(settings.BASE_DIR) / "docs" / "redo_estimates.py", 'PREFIX = "survey-{}"',
+           "text/x-python"),
+    "R": (Path(settings.BASE_DIR) / "docs" / "redo_estimates.R", 'PREFIX <- "survey-{}"',
+          "text/plain"),
+}
+"""The scripts that redo a survey's estimates from its exports, in Python and in R (base R
+and jsonlite, needing no library of ours): file, the line naming the exports' prefix (for
+survey 0 in the file), and the type served."""
 LIBRARY = Path(ldp.__file__).parent
 """The estimation library, pure numpy and scipy, handed out as ldp.zip."""
+
+
+def _redo_script(request: HttpRequest, pk: int, extension: str) -> HttpResponse:
+    survey = get_survey(request, pk, "view", staff_may_view=True)
+    path, prefix, content_type = REDO_SCRIPTS[extension]
+    script = path.read_text(encoding="utf-8").replace(
+        prefix.format(0), prefix.format(survey.pk), 1
+    ).replace("survey-N", f"survey-{survey.pk}")
+    filename = f"survey-{survey.pk}-estimates.{extension}"
+    return HttpResponse(
+        script, content_type=f"{content_type}; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
 
 
 @require_safe
 @token_or_login_required
 def export_redo_script(request: HttpRequest, pk: int) -> HttpResponse:
     """The Python script that redoes this survey's estimates from its reports and metadata."""
-    survey = get_survey(request, pk, "view", staff_may_view=True)
-    script = REDO_SCRIPT.read_text(encoding="utf-8").replace(
-        'PREFIX = "survey-0"', f'PREFIX = "survey-{survey.pk}"', 1
-    ).replace("survey-N", f"survey-{survey.pk}")
-    return HttpResponse(
-        script, content_type="text/x-python; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="survey-{survey.pk}-estimates.py"'},
-    )
+    return _redo_script(request, pk, "py")
 
 
 @require_safe
 @token_or_login_required
 def export_redo_r_script(request: HttpRequest, pk: int) -> HttpResponse:
     """The R script that redoes this survey's estimates from its reports and metadata."""
-    survey = get_survey(request, pk, "view", staff_may_view=True)
-    script = REDO_R_SCRIPT.read_text(encoding="utf-8").replace(
-        'PREFIX <- "survey-0"', f'PREFIX <- "survey-{survey.pk}"', 1
-    ).replace("survey-N", f"survey-{survey.pk}")
-    return HttpResponse(
-        script, content_type="text/plain; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="survey-{survey.pk}-estimates.R"'},
-    )
+    return _redo_script(request, pk, "R")
 
 
 @require_safe
