@@ -22,7 +22,7 @@ from surveys.models import Question, Survey
 from surveys.queries import breakdowns
 from surveys.queries.results import CACHE_SECONDS
 from surveys.views.access import get_survey, token_or_login_required
-from surveys.views.common import Refused, csv_response
+from surveys.views.common import Refused, csv_response, refuse_unless_answerable
 
 DRAFT = gettext_lazy(
     "This survey is still a draft: breakdowns appear once it is open and has responses."
@@ -41,10 +41,7 @@ def _query(
 
 
 def _results(survey: Survey, question: Question, form: BreakdownForm) -> dict[str, Any]:
-    if survey.is_draft:
-        raise Refused(str(DRAFT))
-    if not form.is_valid():
-        raise Refused(" ".join(message for errors in form.errors.values() for message in errors))
+    refuse_unless_answerable(survey, form, str(DRAFT))
     data = form.cleaned_data
     if data["within"] is not None:
         return breakdowns.stratified_results(survey, question, data["by"], data["within"])
@@ -79,7 +76,7 @@ def question_breakdown_json(request: HttpRequest, pk: int, question: int) -> Jso
     try:
         return JsonResponse(_results(*_query(request, pk, question)))
     except Refused as refusal:
-        return JsonResponse({"error": refusal.message}, status=400)
+        return refusal.json()
 
 
 @require_safe
@@ -89,7 +86,7 @@ def question_breakdown_csv(request: HttpRequest, pk: int, question: int) -> Http
     try:
         data = _results(survey, question, form)
     except Refused as refusal:
-        return HttpResponse(refusal.message, status=400, content_type="text/plain; charset=utf-8")
+        return refusal.text()
     positions = data["question"]["position"], data["by"]["position"]
     filename = f"survey-{survey.pk}-q{positions[0]}-by-q{positions[1]}"
     if "strata" in data:

@@ -7,7 +7,8 @@ import io
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from django.http import HttpRequest, StreamingHttpResponse
+from django import forms
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 
 from surveys.models import Survey
 
@@ -22,6 +23,21 @@ class Refused(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+    def json(self) -> JsonResponse:
+        return JsonResponse({"error": self.message}, status=400)
+
+    def text(self) -> HttpResponse:
+        return HttpResponse(self.message, status=400, content_type="text/plain; charset=utf-8")
+
+
+def refuse_unless_answerable(survey: Survey, form: forms.Form, draft: str) -> None:
+    """Raises ``Refused`` for a draft survey (with the message ``draft``) or an invalid query
+    (with every error of the form)."""
+    if survey.is_draft:
+        raise Refused(draft)
+    if not form.is_valid():
+        raise Refused(" ".join(message for errors in form.errors.values() for message in errors))
 
 
 def survey_link(request: HttpRequest, survey: Survey) -> str:

@@ -21,7 +21,7 @@ from surveys.queries import regression
 from surveys.queries.contracts import RegressionResults
 from surveys.queries.results import CACHE_SECONDS
 from surveys.views.access import get_survey, token_or_login_required
-from surveys.views.common import Refused, csv_response
+from surveys.views.common import Refused, csv_response, refuse_unless_answerable
 
 DRAFT = gettext_lazy(
     "This survey is still a draft: a regression can be fitted once it is open and has "
@@ -44,10 +44,7 @@ def _query(
 
 
 def _results(survey: Survey, outcome: Question, form: RegressionForm) -> RegressionResults:
-    if survey.is_draft:
-        raise Refused(str(DRAFT))
-    if not form.is_valid():
-        raise Refused(" ".join(message for errors in form.errors.values() for message in errors))
+    refuse_unless_answerable(survey, form, str(DRAFT))
     problem = regression.problem(outcome, form.cleaned_data["by"])
     if problem:
         raise Refused(problem)
@@ -84,7 +81,7 @@ def question_regression_json(request: HttpRequest, pk: int, question: int) -> Js
     try:
         return JsonResponse(_results(*_query(request, pk, question)))
     except Refused as refusal:
-        return JsonResponse({"error": refusal.message}, status=400)
+        return refusal.json()
 
 
 @require_safe
@@ -94,7 +91,7 @@ def question_regression_csv(request: HttpRequest, pk: int, question: int) -> Htt
     try:
         data = _results(survey, outcome, form)
     except Refused as refusal:
-        return HttpResponse(refusal.message, status=400, content_type="text/plain; charset=utf-8")
+        return refusal.text()
     positions = "-".join(f"q{p['position']}" for p in data["predictors"])
     filename = f"survey-{survey.pk}-q{data['outcome']['position']}-by-{positions}.csv"
     return csv_response(regression.regression_rows(data), filename)
