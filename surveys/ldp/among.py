@@ -119,10 +119,7 @@ def among_answered(
     z = ldp.z_value(check_probability("confidence", confidence))
     own = np.arange(k) < answers
     if n == 0:
-        nothing = np.full(answers, np.nan)
-        mean = Mean(np.nan, 1.0, float(answers), np.nan, np.nan) if scored else None
-        return Among(*(read_only(x) for x in (nothing, np.zeros(answers), np.ones(answers))),
-                     np.nan, mean)
+        return _no_reports(answers, scored)
     side = _Side(mechanism)
     f = mechanism._unbiased(c, n)
     mle = mechanism._mle(c.astype(np.int64), n)
@@ -137,20 +134,40 @@ def among_answered(
     variance = np.stack([
         _candidate_variance(side, mle, own, j, u_a[j], u_d) for j in range(answers)
     ] + ([_plug_in_variance(side, weights, scale, u_a[-1], u_d)] if scored else []))
-    total = float(denominator @ f)
-    low, high = _score_interval(numerators @ f, np.full(len(numerators), total), variance, n, z)
-    answered = float(denominator @ mle)
-    headline = (numerators @ mle) / answered if answered > 0 else np.full(len(numerators), np.nan)
+    return _ratios(numerators, denominator, f, mle, variance, n, z, scored)
+
+
+def _no_reports(answers: int, scored: bool) -> Among:
+    """Among with no reports: no headline, intervals of the whole range."""
+    nothing = np.full(answers, np.nan)
+    mean = Mean(np.nan, 1.0, float(answers), np.nan, np.nan) if scored else None
+    return Among(*(read_only(x) for x in (nothing, np.zeros(answers), np.ones(answers))),
+                 np.nan, mean)
+
+
+def _ratios(
+    numerators: np.ndarray, denominator: np.ndarray, unbiased: np.ndarray, fitted: np.ndarray,
+    variance: np.ndarray, n: int, z: float, scored: bool,
+) -> Among:
+    """The ratios N / D = (numerators . pi) / (denominator . pi): Fieller's intervals from
+    the ``unbiased`` shares and each row's ``variance`` (V_aa, V_ad, V_dd, 0), the headline
+    from the ``fitted`` ones, widened to contain it. With ``scored``, the last row is the
+    mean score's (points mapped onto [0, 1]), given back on 1..answers as ``Among.mean``."""
+    total = float(denominator @ unbiased)
+    low, high = _score_interval(numerators @ unbiased, np.full(len(numerators), total),
+                                variance, n, z)
+    answered = float(denominator @ fitted)
+    headline = (numerators @ fitted) / answered if answered > 0 else np.full(len(numerators),
+                                                                                np.nan)
     low, high = _widen(low, high, headline)
     mean = None
     if scored:
-        span = answers - 1
-        ratio = float(numerators[-1] @ f) / total if total > 0 else np.nan
+        span = len(numerators) - 2  # the answers less one: the last row is the score's
+        ratio = float(numerators[-1] @ unbiased) / total if total > 0 else np.nan
         # The delta method's standard error of the unbiased ratio: sqrt(V(ratio) / n) / D.
         at_ratio = float(variance[-1, :3] @ [1.0, ratio, ratio * ratio])
         std_error = span * math.sqrt(max(at_ratio, 0.0) / n) / total if total > 0 else np.nan
-        unbiased = 1 + span * ratio
         mean = Mean(1 + span * float(headline[-1]), 1 + span * float(low[-1]),
-                    1 + span * float(high[-1]), unbiased, std_error)
+                    1 + span * float(high[-1]), 1 + span * ratio, std_error)
         headline, low, high = headline[:-1], low[:-1], high[:-1]
     return Among(read_only(headline), read_only(low), read_only(high), answered, mean)

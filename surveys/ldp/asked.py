@@ -52,17 +52,15 @@ Both questions must be one-hot (encodings "bit" and "index"); other encodings ke
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 
 import numpy as np
 
 from . import mechanisms as ldp
-from ._checks import check_probability, read_only
+from ._checks import check_probability
 from ._words import gettext_noop
-from .among import Among
-from .joint import PairCounts, _check_counts, _fit, _score_interval, _Side, _widen
-from .scores import Mean
+from .among import Among, _no_reports, _ratios
+from .joint import PairCounts, _check_counts, _fit, _Side
 
 ONE_HOT = ("bit", "index")
 """The encodings both questions need for ``among_asked`` (one category per report)."""
@@ -122,10 +120,7 @@ def among_asked(
     _check_counts(side_a, side_b, counts)
     n, k_a, k_b = counts.n, parent.k, child.k
     if n == 0:
-        nothing = np.full(answers, np.nan)
-        mean = Mean(np.nan, 1.0, float(answers), np.nan, np.nan) if scored else None
-        return Among(*(read_only(x) for x in (nothing, np.zeros(answers), np.ones(answers))),
-                     np.nan, mean)
+        return _no_reports(answers, scored)
     allowed = allowed_cells(k_a, k_b, condition)
     cells = np.flatnonzero(allowed.ravel())
     fitted = _fit(side_a, side_b, counts, allowed).ravel()[cells]
@@ -146,25 +141,7 @@ def among_asked(
         points = np.where(own, columns / max(answers - 1, 1), 0.0)  # (s_c - 1) / (m - 1)
         numerators = np.vstack([numerators, points])
         variance.append(_plug_in_variance(law, linear, fitted, points, denominator))
-    variance_array = np.stack(variance)
-    total = float(denominator @ unbiased)
-    low, high = _score_interval(numerators @ unbiased, np.full(len(numerators), total),
-                                variance_array, n, z)
-    answered = float(denominator @ fitted)
-    headline = (numerators @ fitted) / answered if answered > 0 else np.full(len(numerators),
-                                                                                np.nan)
-    low, high = _widen(low, high, headline)
-    mean = None
-    if scored:
-        span = answers - 1
-        ratio = float(numerators[-1] @ unbiased) / total if total > 0 else np.nan
-        # The delta method's standard error of the unbiased ratio: sqrt(V(ratio) / n) / D.
-        at_ratio = float(variance_array[-1, :3] @ [1.0, ratio, ratio * ratio])
-        std_error = span * math.sqrt(max(at_ratio, 0.0) / n) / total if total > 0 else np.nan
-        mean = Mean(1 + span * float(headline[-1]), 1 + span * float(low[-1]),
-                    1 + span * float(high[-1]), 1 + span * ratio, std_error)
-        headline, low, high = headline[:-1], low[:-1], high[:-1]
-    return Among(read_only(headline), read_only(low), read_only(high), answered, mean)
+    return _ratios(numerators, denominator, unbiased, fitted, np.stack(variance), n, z, scored)
 
 
 def _candidate_variance(
