@@ -73,17 +73,14 @@ class RequestsInFlight:
             self.count -= 1
             self.changed.notify_all()
 
-    def wait_for_none(self, timeout: float) -> bool:
-        with self.changed:
-            return self.changed.wait_for(lambda: self.count <= 0, timeout)
-
     def settle(self) -> None:
         """Wait until the server has answered every request the pages made, before the test
         itself writes to the database: on SQLite the server's threads share the test's
         connection, and a write while one of them reads fails with "database table is
         locked". (A page's explanation panel, for one, asks the server at every key.)"""
-        assert self.wait_for_none(timeout=60), (
-            f"the live server was still handling {self.count} requests after 60 s")
+        with self.changed:
+            settled = self.changed.wait_for(lambda: self.count <= 0, timeout=60)
+        assert settled, f"the live server was still handling {self.count} requests after 60 s"
 
 
 @pytest.fixture
