@@ -102,7 +102,7 @@ def run_group(task: tuple[str, int, float, int, int, str]) -> list[dict]:
     m = build(name, k, epsilon)
     rng = np.random.default_rng([SEED, KS.index(k), EPSILONS.index(epsilon), SIZES.index(n),
                                  ["rr", "grr", "oue", "sue"].index(name)])
-    a, b = float(m._a[-1]), float(m._b[-1])
+    a, b = float(m.a[-1]), float(m.b[-1])
     laws = {share: binomial_pmf(n, b + (a - b) * share) for share in SHARES}
     studies = {share: simulate(m, n, share, replicates, rng) for share in SHARES}
     needed = np.unique(np.concatenate(

@@ -20,7 +20,7 @@
    so that the bracket is below 1e-13 wide); and against the search of ``PREVIOUS_COMMIT``.
    Target: largest |difference| from the reference <= 1e-9, except for hull corrections:
    ends beyond the reference's (a wider interval) where the p-value 1e-10 inside the new
-   end, computed by ``_intervals.p_value`` (the search's independent evaluator), exceeds
+   end, computed by ``feldman_cousins.p_value`` (the search's independent evaluator), exceeds
    alpha: an accepted pocket that the reference's trial points missed. Those are counted
    and their largest size printed.
 4. The change that replacing the old Phi (a Chebyshev fit of erfc, relative error 1.2e-7)
@@ -43,8 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from surveys import ldp  # noqa: E402
-from surveys.ldp import _intervals  # noqa: E402
-from surveys.ldp import mechanisms as mechanisms_module  # noqa: E402
+from surveys.ldp import estimation, feldman_cousins  # noqa: E402
 
 REFERENCE_COMMIT = "3591d42"
 SEARCH_COMMIT = "06f544b"
@@ -119,7 +118,7 @@ def mechanisms(module):
 def draw_counts(m, n: int, rng: np.random.Generator, size: int) -> np.ndarray:
     """``size`` support-count vectors of n reports from random truths, sparse to flat."""
     truth = rng.dirichlet(np.ones(m.k) * rng.choice([0.05, 0.3, 1.0, 10.0]), size=size)
-    lam = m._b + (m._a - m._b) * truth
+    lam = m.b + (m.a - m.b) * truth
     if m.encoding == "unary":
         return rng.binomial(n, lam)
     return np.array([rng.multinomial(n, row / row.sum()) for row in lam])
@@ -134,12 +133,12 @@ def timings(ref, previous):
     before: dict[str, list[float]] = {}
     worst = np.zeros(3)
     questions = 0
-    today = mechanisms_module._intervals
+    today = estimation.feldman_cousins
     for (name, m), (_, r) in zip(mechanisms(ldp), mechanisms(ref), strict=True):
         for n in SIZES:
             for counts in draw_counts(m, n, rng, 2):
                 for search, out in ((previous, before), (today, seconds)):
-                    mechanisms_module._intervals = search
+                    estimation.feldman_cousins = search
                     times = []
                     for _ in range(REPEATS):
                         start = time.perf_counter()
@@ -170,7 +169,7 @@ def headline_equality(ref, cases: int) -> tuple[int, float]:
 def interval_counts(m, category: int, n: int, size: int, rng: np.random.Generator):
     """``size`` counts of one category: spread over the likely range [n b, n a] widened by
     a few standard deviations, plus the edges 0, 1, n - 1, n."""
-    a, b = m._a[category], m._b[category]
+    a, b = m.a[category], m.b[category]
     sd = np.sqrt(n * 0.25)
     low, high = max(0.0, n * b - 4 * sd), min(float(n), n * a + 4 * sd)
     counts = rng.uniform(low, high, size - 4).round().astype(np.int64)
@@ -180,18 +179,18 @@ def interval_counts(m, category: int, n: int, size: int, rng: np.random.Generato
 def accepted_inside(ends: tuple[float, ...], counts: np.ndarray, n: int, f: np.ndarray,
                     upward: bool, alpha: float = 0.05) -> np.ndarray:
     """Whether the p-value of each count at 1e-10 inside its interval end f (below an upper
-    end, above a lower one) exceeds alpha, by ``_intervals.p_value`` (trial points of one
+    end, above a lower one) exceeds alpha, by ``feldman_cousins.p_value`` (trial points of one
     direction, exact sums or Gaussian limit as in the search)."""
     size = counts.size
     count = counts.astype(float)[:, None]
     a, b, a_bar, b_bar = (np.full((size, 1), v) for v in ends)
-    side = _intervals.Ends(count, a, b, a_bar, b_bar, a - b, count, np.zeros(size, int),
+    side = feldman_cousins.Ends(count, a, b, a_bar, b_bar, a - b, count, np.zeros(size, int),
                            np.arange(size))
-    side = side._replace(best=_intervals.best_log_likelihood(count, n, side))
+    side = side._replace(best=feldman_cousins.best_log_likelihood(count, n, side))
     direction = np.full(size, upward)
-    table = _intervals.crossings(n, side, direction)
+    table = feldman_cousins.crossings(n, side, direction)
     point = np.clip(f + (-1e-10 if upward else 1e-10), 0, 1)[:, None]
-    return _intervals.p_value(point, n, side, table, direction)[:, 0] > alpha
+    return feldman_cousins.p_value(point, n, side, table, direction)[:, 0] > alpha
 
 
 def interval_equality(before, precise, previous, ref_a, ref_b, cases: int, share_b: float):
@@ -216,7 +215,7 @@ def interval_equality(before, precise, previous, ref_a, ref_b, cases: int, share
     swap = np.zeros(2)
     done = swapped = 0
     for index, (m, ra, rb, category) in enumerate(jobs):
-        ends = tuple(v[category] for v in (m._a, m._b, m._a_bar, m._b_bar))
+        ends = tuple(v[category] for v in (m.a, m.b, m.a_bar, m.b_bar))
         for n in SIZES:
             counts = interval_counts(m, category, n, each, rng)
             same = tuple(np.full(counts.size, v) for v in ends)

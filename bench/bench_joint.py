@@ -21,7 +21,7 @@ with a unary question each respondent is randomized with ``perturb`` and counted
   row totals x column totals), also from R studies;
 - ``clip``: the share of cell and share intervals whose unbiased estimate lay outside
   [0, 1] (a share's: N outside [0, D]), where a central test would reject every value and
-  ``joint._score_interval`` relies on Feldman and Cousins' ordering, and ``|clip``: the
+  ``score_intervals.score_interval`` relies on Feldman and Cousins' ordering, and ``|clip``: the
   coverage of those intervals alone, over all their cells; ``flat``: how many intervals
   had no width (under 1e-4) in all studies;
 - ``bias``: the largest |mean - truth| / (Monte-Carlo standard error) over cells of the
@@ -50,7 +50,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from surveys import ldp  # noqa: E402
-from surveys.ldp import joint
+from surveys.ldp import joint, joint_fit, sides
 
 SEED = 20250105
 SIZES = (300, 2000, 10_000)
@@ -123,7 +123,7 @@ def simulate(
 
 
 def _delta_difference(found: joint.Breakdown, g1: int, g2: int, z: float, n: int) -> tuple:
-    v_11, v_22, v_12 = found._model.share_covariance(g1, g2)
+    v_11, v_22, v_12 = found.model.share_covariance(g1, g2)
     estimate = found.share[g1] - found.share[g2]
     half = z * np.sqrt(np.maximum(v_11 + v_22 - 2 * v_12, 0) / n)
     return np.clip(estimate - half, -1, 1), np.clip(estimate + half, -1, 1)
@@ -139,7 +139,7 @@ def run_cell(task: tuple[str, int, int, int]) -> dict:
     last = pi.shape[0] - 1
     pairs = ((0, 1), (0, last)) if last > 1 else ((0, 1),)
     z = ldp.z_value(0.95)
-    side_a, side_b = joint._Side(mech_a), joint._Side(mech_b)
+    side_a, side_b = sides.Side(mech_a), sides.Side(mech_b)
     hits: dict[str, list[np.ndarray]] = {
         key: [] for key in ("cell", "share", "share-d", "diff", "diff-d")
     }
@@ -155,7 +155,7 @@ def run_cell(task: tuple[str, int, int, int]) -> dict:
         hits["cell"].append((found.joint_ci_low <= pi) & (pi <= found.joint_ci_high))
         hits["share"].append((found.share_ci_low <= within) & (within <= found.share_ci_high))
         small.append(found.small_group)
-        v_nn = np.stack([found._model.share_covariance(g, g)[0] for g in range(pi.shape[0])])
+        v_nn = np.stack([found.model.share_covariance(g, g)[0] for g in range(pi.shape[0])])
         half = z * np.sqrt(np.maximum(v_nn, 0) / n)
         hits["share-d"].append(np.abs(np.nan_to_num(found.share, nan=0.5) - within) <= half)
         truth_differences = [within[g1] - within[g2] for g1, g2 in pairs]
@@ -171,7 +171,7 @@ def run_cell(task: tuple[str, int, int, int]) -> dict:
             )
         ]))
         rejected.append(found.association.p_value < 0.05)
-        unbiased.append(joint._unbiased(side_a, side_b, counts))
+        unbiased.append(joint_fit.unbiased_joint(side_a, side_b, counts))
         cell_clipped = (unbiased[-1] < 0) | (unbiased[-1] > 1)
         totals = unbiased[-1].sum(axis=1, keepdims=True)
         share_clipped = (totals > 0) & ((unbiased[-1] < 0) | (unbiased[-1] > totals))

@@ -56,7 +56,7 @@ def table(predictors: int, outcome: Term, chosen: list[Term]) -> np.ndarray:
     cells = YEAR[:, None] * np.stack([1 - YES_BY_YEAR, YES_BY_YEAR], axis=1)
     if predictors == 3:
         cells = cells[:, :, None] * RATING_BY_YES[None]
-    design = linear._design(chosen, cells.shape)
+    design = linear.design_matrix(chosen, cells.shape)
     means = design @ TRUTH[predictors]
     points = np.zeros((len(means), 5))
     low = np.floor(means).astype(int)
@@ -140,7 +140,7 @@ def number_row(epsilon: float, n: int, replicates: int) -> None:
     for _ in range(replicates):
         year = rng.choice(4, size=n, p=YEAR)
         yes = (rng.random(n) < YES_BY_YEAR[year]).astype(int)
-        mean = linear._design(chosen, (4, 2))[year * 2 + yes] @ NUMBER_TRUTH
+        mean = linear.design_matrix(chosen, (4, 2))[year * 2 + yes] @ NUMBER_TRUTH
         days = mean + rng.integers(-4, 5, size=n)
         refused = np.where(rng.random(n) < 0.1, 0, -1)
         counts = np.zeros((linear.report_size(outcome), 4, 2), dtype=np.int64)

@@ -78,7 +78,7 @@ def hybrid(epsilon: float) -> float:
 
 def grid_variance(mechanism: ldp.NumberWindow) -> float:
     """Worst-case variance over t of the grid mechanism's unbiased value, on t in [-1, 1]."""
-    values = mechanism._values  # mean t in [0, 1] exactly
+    values = mechanism.position_values()  # mean t in [0, 1] exactly
     steps = mechanism.steps
     worst = 0.0
     for i in range(steps + 1):

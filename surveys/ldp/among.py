@@ -11,7 +11,7 @@ share of answer j among those who answered, theta_j = pi_j / D with D = pi_0 + .
 pi_(m-1), and for a rating scale the mean score among them, mu = sum_(c<m) s_c pi_c / D.
 
 Both are ratios of linear functions of the true shares, N / D = (a . pi) / (d . pi). The
-unbiased shares are f_c = (mean(e_c) - b_c) / (a_c - b_c) (``ldp.Mechanism.unbiased``,
+unbiased shares are f_c = (mean(e_c) - b_c) / (a_c - b_c) (``Mechanism.unbiased``,
 ``scores``), so N - t D estimated from f is the mean over reports of u_t . e (less a
 constant), u_t = (a - t d) / (a_c - b_c), whose mean is 0 when the ratio is t. Fieller's
 interval is every t in the ratio's range that a test of that mean accepts:
@@ -22,23 +22,21 @@ with Var(u_t . e) = V_aa - 2 t V_ad + t^2 V_dd, the reports' variances and covar
 u_a . e and u_d . e: the reports' own (the unbiased shares as weights, times n / (n - 1))
 for one-hot reports, and under the mechanism's law at the maximum-likelihood shares for
 unary ones (as ``scores.mean_score``, whose docstring says why). The interval is found by
-``joint._score_interval``, on [0, 1] (a mean score is tested on its scale mapped onto
+``score_intervals.score_interval``, on [0, 1] (a mean score is tested on its scale mapped onto
 [0, 1]); it is all of [0, 1] when D_hat is not above 0. The headline is the ratio of the
 maximum-likelihood shares, and the interval is widened to contain it.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-
 import numpy as np
 
-from . import mechanisms as ldp
-from ._checks import check_probability, read_only
-from ._words import gettext_noop
-from .joint import _score_interval, _Side, _widen
-from .scores import Mean
+from .checks import check_probability
+from .mechanisms import Mechanism
+from .planning import z_value
+from .ratios import Among, fieller_ratios, no_reports
+from .sides import Side
+from .words import gettext_noop
 
 AMONG_METHOD: str = "fieller"
 """Name of the method behind the intervals of shares among those who answered."""
@@ -51,28 +49,12 @@ AMONG_DESCRIPTION: str = gettext_noop(
 )
 
 
-@dataclass(frozen=True, eq=False)
-class Among:
-    """The m own answers' shares among those who answered: ``estimate``, ``ci_low`` and
-    ``ci_high`` (arrays of m), ``answered`` (the maximum-likelihood share of respondents
-    who answered), and ``mean_score``: a rating scale's mean score, or a check-all
-    question's mean number of options ticked (``checkall.SampledBoxes.among_answered``),
-    among them (None otherwise). Without reports every estimate is NaN and every interval
-    [0, 1]."""
-
-    estimate: np.ndarray
-    ci_low: np.ndarray
-    ci_high: np.ndarray
-    answered: float
-    mean_score: Mean | None
-
-
 _TRIALS = np.array([0.0, 1 / 3, 2 / 3, 1.0])
 """Shares at which ``_candidate_variance`` evaluates its cubic, to read off its coefficients."""
 
 
 def _candidate_variance(
-    side: _Side, fitted: np.ndarray, own: np.ndarray, j: int, u_j: np.ndarray, u_d: np.ndarray
+    side: Side, fitted: np.ndarray, own: np.ndarray, j: int, u_j: np.ndarray, u_d: np.ndarray
 ) -> np.ndarray:
     """Coefficients of the cubic V(t) = Var(u_t . e) when answer j's share among those who
     answered is t, the answered share and the extras keep their fitted values and the other
@@ -93,7 +75,7 @@ def _candidate_variance(
 
 
 def _plug_in_variance(
-    side: _Side, weights: np.ndarray, scale: float, u_a: np.ndarray, u_d: np.ndarray
+    side: Side, weights: np.ndarray, scale: float, u_a: np.ndarray, u_d: np.ndarray
 ) -> np.ndarray:
     """Coefficients of V(t) = V_aa - 2 t V_ad + t^2 V_dd, the variances and covariance of
     u_a . e and u_d . e under ``weights`` (times ``scale``; see the module docstring)."""
@@ -106,7 +88,7 @@ def _plug_in_variance(
 
 
 def among_answered(
-    mechanism: ldp.Mechanism, counts: object, n: int, answers: int, scored: bool = False,
+    mechanism: Mechanism, counts: object, n: int, answers: int, scored: bool = False,
     confidence: float = 0.95,
 ) -> Among:
     """The shares of the first ``answers`` categories among respondents whose true answer is
@@ -115,14 +97,14 @@ def among_answered(
     k = mechanism.k
     if not 1 <= answers < k:
         raise ValueError(f"answers must be from 1 to k - 1 = {k - 1}, got {answers!r}")
-    c = mechanism._check_counts(counts, n, need_reports=False).astype(float)
-    z = ldp.z_value(check_probability("confidence", confidence))
+    c = mechanism.check_counts(counts, n, need_reports=False).astype(float)
+    z = z_value(check_probability("confidence", confidence))
     own = np.arange(k) < answers
     if n == 0:
-        return _no_reports(answers, scored)
-    side = _Side(mechanism)
-    f = mechanism._unbiased(c, n)
-    mle = mechanism._mle(c.astype(np.int64), n)
+        return no_reports(answers, scored)
+    side = Side(mechanism)
+    f = mechanism.unbiased(c, n)
+    mle = mechanism.mle(c.astype(np.int64), n)
     # One-hot reports: the unbiased shares weigh their own moments; unary: the fitted law.
     weights, scale = (mle, 1.0) if side.unary else (f, n / (n - 1) if n > 1 else np.inf)
     denominator = own.astype(float)
@@ -134,40 +116,5 @@ def among_answered(
     variance = np.stack([
         _candidate_variance(side, mle, own, j, u_a[j], u_d) for j in range(answers)
     ] + ([_plug_in_variance(side, weights, scale, u_a[-1], u_d)] if scored else []))
-    return _ratios(numerators, denominator, f, mle, variance, n, z, scored)
+    return fieller_ratios(numerators, denominator, f, mle, variance, n, z, scored)
 
-
-def _no_reports(answers: int, scored: bool) -> Among:
-    """Among with no reports: no headline, intervals of the whole range."""
-    nothing = np.full(answers, np.nan)
-    mean = Mean(np.nan, 1.0, float(answers), np.nan, np.nan) if scored else None
-    return Among(*(read_only(x) for x in (nothing, np.zeros(answers), np.ones(answers))),
-                 np.nan, mean)
-
-
-def _ratios(
-    numerators: np.ndarray, denominator: np.ndarray, unbiased: np.ndarray, fitted: np.ndarray,
-    variance: np.ndarray, n: int, z: float, scored: bool,
-) -> Among:
-    """The ratios N / D = (numerators . pi) / (denominator . pi): Fieller's intervals from
-    the ``unbiased`` shares and each row's ``variance`` (V_aa, V_ad, V_dd, 0), the headline
-    from the ``fitted`` ones, widened to contain it. With ``scored``, the last row is the
-    mean score's (points mapped onto [0, 1]), given back on 1..answers as ``Among.mean``."""
-    total = float(denominator @ unbiased)
-    low, high = _score_interval(numerators @ unbiased, np.full(len(numerators), total),
-                                variance, n, z)
-    answered = float(denominator @ fitted)
-    headline = (numerators @ fitted) / answered if answered > 0 else np.full(len(numerators),
-                                                                                np.nan)
-    low, high = _widen(low, high, headline)
-    mean = None
-    if scored:
-        span = len(numerators) - 2  # the answers less one: the last row is the score's
-        ratio = float(numerators[-1] @ unbiased) / total if total > 0 else np.nan
-        # The delta method's standard error of the unbiased ratio: sqrt(V(ratio) / n) / D.
-        at_ratio = float(variance[-1, :3] @ [1.0, ratio, ratio * ratio])
-        std_error = span * math.sqrt(max(at_ratio, 0.0) / n) / total if total > 0 else np.nan
-        mean = Mean(1 + span * float(headline[-1]), 1 + span * float(low[-1]),
-                    1 + span * float(high[-1]), 1 + span * ratio, std_error)
-        headline, low, high = headline[:-1], low[:-1], high[:-1]
-    return Among(read_only(headline), read_only(low), read_only(high), answered, mean)

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import binomtest
 
-from .mechanisms import Estimate, Mechanism
+from .estimation import Estimate
+from .mechanisms import Mechanism
 
 
 @dataclass(frozen=True)

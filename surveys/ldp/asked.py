@@ -21,7 +21,7 @@ the shares of the follow-up's own m answers among those who gave one,
 (among those asked when nobody may decline), and for a rating scale the mean score among
 them, both ratios (a . pi) / (d . pi) of linear functions of the allowed cells pi.
 
-- Headline: the maximum-likelihood table on the allowed cells (``joint._fit`` with
+- Headline: the maximum-likelihood table on the allowed cells (``joint_fit.fit_joint`` with
   ``allowed``: EM keeps the structural zeros at 0), its ratios.
 - Intervals: score-Fieller, as ``among`` and ``joint`` build them, on an unbiased estimate
   that uses both questions' reports. With p the table of report pairs over n and M the
@@ -42,7 +42,7 @@ them, both ratios (a . pi) / (d . pi) of linear functions of the allowed cells p
   the variance at each candidate t: the answered share D and the other cells keep their
   fitted values, answer j's cells hold t D and the other own answers' cells (1 - t) D in
   their fitted proportions (smoothed by 1% towards uniform). P(t) is linear in t and the
-  square quadratic, so V is the cubic ``joint._score_interval`` takes. The mean score's
+  square quadratic, so V is the cubic ``score_intervals.score_interval`` takes. The mean score's
   variance is the plug-in one at the fitted table (quadratic in t), as ``among``'s.
   Intervals are widened to contain the headline; all of [0, 1] where D_lin is not above 0.
 
@@ -56,11 +56,14 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from . import mechanisms as ldp
-from ._checks import check_probability
-from ._words import gettext_noop
-from .among import Among, _no_reports, _ratios
-from .joint import PairCounts, _check_counts, _fit, _Side
+from .checks import check_probability
+from .joint_fit import check_pair_counts, fit_joint
+from .mechanisms import Mechanism
+from .pair_counts import PairCounts
+from .planning import z_value
+from .ratios import Among, fieller_ratios, no_reports
+from .sides import Side
+from .words import gettext_noop
 
 ONE_HOT = ("bit", "index")
 """The encodings both questions need for ``among_asked`` (one category per report)."""
@@ -90,7 +93,7 @@ def allowed_cells(k_a: int, k_b: int, condition: Iterable[int]) -> np.ndarray:
     return np.outer(asked, shown) | np.outer(~asked, ~shown)
 
 
-def _check(parent: ldp.Mechanism, child: ldp.Mechanism, condition: Iterable[int],
+def _check(parent: Mechanism, child: Mechanism, condition: Iterable[int],
            answers: int) -> list[int]:
     for name, mechanism in (("parent", parent), ("child", child)):
         if mechanism.encoding not in ONE_HOT:
@@ -107,7 +110,7 @@ def _check(parent: ldp.Mechanism, child: ldp.Mechanism, condition: Iterable[int]
 
 
 def among_asked(
-    parent: ldp.Mechanism, child: ldp.Mechanism, counts: PairCounts, condition: Iterable[int],
+    parent: Mechanism, child: Mechanism, counts: PairCounts, condition: Iterable[int],
     answers: int, scored: bool = False, confidence: float = 0.95,
 ) -> Among:
     """The shares of the follow-up's first ``answers`` categories among respondents who gave
@@ -115,15 +118,15 @@ def among_asked(
     is "Not asked"), asked when the parent's true answer is in ``condition`` (see the module
     docstring); with ``scored``, also their mean score as points 1..answers."""
     condition = _check(parent, child, condition, answers)
-    z = ldp.z_value(check_probability("confidence", confidence))
-    side_a, side_b = _Side(parent), _Side(child)
-    _check_counts(side_a, side_b, counts)
+    z = z_value(check_probability("confidence", confidence))
+    side_a, side_b = Side(parent), Side(child)
+    check_pair_counts(side_a, side_b, counts)
     n, k_a, k_b = counts.n, parent.k, child.k
     if n == 0:
-        return _no_reports(answers, scored)
+        return no_reports(answers, scored)
     allowed = allowed_cells(k_a, k_b, condition)
     cells = np.flatnonzero(allowed.ravel())
-    fitted = _fit(side_a, side_b, counts, allowed).ravel()[cells]
+    fitted = fit_joint(side_a, side_b, counts, allowed).ravel()[cells]
     matrix = np.kron(side_a.S, side_b.S)[:, cells]  # M: P(report pair | allowed cell)
     law = matrix @ fitted  # P, every entry above 0 (every report pair is possible)
     weighted = matrix / law[:, None]
@@ -141,7 +144,9 @@ def among_asked(
         points = np.where(own, columns / max(answers - 1, 1), 0.0)  # (s_c - 1) / (m - 1)
         numerators = np.vstack([numerators, points])
         variance.append(_plug_in_variance(law, linear, fitted, points, denominator))
-    return _ratios(numerators, denominator, unbiased, fitted, np.stack(variance), n, z, scored)
+    return fieller_ratios(
+        numerators, denominator, unbiased, fitted, np.stack(variance), n, z, scored
+    )
 
 
 def _candidate_variance(

@@ -43,18 +43,17 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import check_n, check_probability, is_integer, read_only
-from ._words import gettext_noop
-from .among import Among
-from .joint import Breakdown, Difference, PairCounts, _score_interval, _widen, breakdown
-from .mechanisms import (
-    Estimate,
-    Mechanism,
-    _check_epsilon,
-    randomized_response,
-    z_value,
-)
-from .scores import Mean
+from . import specs
+from .checks import check_n, check_probability, is_integer, read_only
+from .estimation import Estimate
+from .joint import Breakdown, Difference, breakdown
+from .means import Mean
+from .mechanisms import Mechanism, check_epsilon, randomized_response
+from .pair_counts import PairCounts
+from .planning import z_value
+from .ratios import Among
+from .score_intervals import score_interval, widen
+from .words import gettext_noop
 
 MAX_OPTIONS: int = 20
 """Most options a check-all question may have: each option's share rests on about n / k
@@ -88,7 +87,7 @@ class SampledBoxes:
                 f"extra answers), got {k!r}"
             )
         self.k = int(k)
-        self.epsilon = _check_epsilon(epsilon)
+        self.epsilon = check_epsilon(epsilon)
         self.box = randomized_response(self.epsilon)
         """Warner's randomized response of the sampled box."""
         self.p = self.q = self.box.p
@@ -248,7 +247,7 @@ class SampledBoxes:
         variance when the ratio is t (as a score test: Wilson's interval when nothing is
         randomized), and Var(D_hat) the extras' Warner variances at their fitted shares;
         D_fit = 1 - (the extras' shares clipped to [0, 1]), within [0, 1]
-        (``joint._score_interval``: Feldman and Cousins' ordering near 0 and 1, [0, 1]
+        (``score_intervals.score_interval``: Feldman and Cousins' ordering near 0 and 1, [0, 1]
         when D_hat is not above 0), with Yates' continuity correction: the low end is found
         for f_a less half a report, 0.5 / (n_a c), the high end for f_a plus it. The
         headline is the options' clipped shares over D_fit, within [0, 1] (NaN when D_fit is
@@ -286,8 +285,8 @@ class SampledBoxes:
         # box at n = 100, so each end is found for an estimate half a report further out.
         half = 0.5 / (np.maximum(n_a, 1) * c)
         scales = np.full(m + 1, total)
-        low = _score_interval(f_a - half, scales, variance, n, z)[0]
-        high = _score_interval(f_a + half, scales, variance, n, z)[1]
+        low = score_interval(f_a - half, scales, variance, n, z)[0]
+        high = score_interval(f_a + half, scales, variance, n, z)[1]
         unknown = n_a == 0
         low, high = np.where(unknown, 0.0, low), np.where(unknown, 1.0, high)
         if known_e and fitted > 0:
@@ -295,7 +294,7 @@ class SampledBoxes:
             headline = np.where(unknown, np.nan, headline)
         else:
             headline = np.full(m + 1, np.nan)
-        low, high = _widen(low, high, headline)
+        low, high = widen(low, high, headline)
         ratio = float(f_a[-1]) / total if total > 0 else math.nan
         at_ratio = float(variance[-1, :3] @ [1.0, ratio, ratio * ratio]) if total > 0 else math.nan
         mean = Mean(
@@ -308,10 +307,10 @@ class SampledBoxes:
 
     # Planning ----------------------------------------------------------------------------
 
-    def _variance_times_n(self, share: float | None) -> float:
+    def variance_times_n(self, share: float | None) -> float:
         """n times the variance of an option's share with n reports in all (about n / k
         about it): k times Warner's, at ``share`` (None: the worst case)."""
-        return self.k * self.box._variance_times_n(share)
+        return self.k * self.box.variance_times_n(share)
 
     def margin_of_error(
         self, n: int, confidence: float = 0.95, share: float | None = None
@@ -321,7 +320,7 @@ class SampledBoxes:
         n = check_n(n)
         if n == 0:
             return math.inf
-        return z_value(confidence) * math.sqrt(self._variance_times_n(share) / n)
+        return z_value(confidence) * math.sqrt(self.variance_times_n(share) / n)
 
     n_for_margin = Mechanism.n_for_margin  # the same search, on this mechanism's margin
 
@@ -391,6 +390,9 @@ def option_breakdowns(
 def sampled_boxes(epsilon: float, k: int) -> SampledBoxes:
     """The check-all mechanism: one option sampled, its box randomized at ``epsilon``."""
     return SampledBoxes(epsilon, k)
+
+
+specs.register("sampled", sampled_boxes, ("epsilon", "k"))
 
 
 def every_box_variance(epsilon: float, k: int, share: float) -> float:

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .joint import chi2_sf
+from .association import chi2_sf
 
 MIN_EXPECTED = 5.0
 """Below this expected count in a cell the chi-square approximation is flagged as rough."""

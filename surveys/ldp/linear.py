@@ -41,10 +41,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from . import mechanisms as ldp
-from ._words import gettext_noop
+from .mechanisms import randomized_response
 from .numbers import NumberWindow
+from .planning import Z95
 from .regression import Coefficient, Prediction, PredictorTest, Term, check_terms
+from .words import gettext_noop
 
 METHOD = gettext_noop("Least squares on the unbiased table of true answers")
 DESCRIPTION = gettext_noop(
@@ -71,7 +72,7 @@ def check_linear_terms(outcome: Term, predictors: Sequence[Term]) -> None:
     """ValueError with a reason unless these questions can make a linear regression."""
     if outcome.scores is None and not isinstance(outcome.mechanism, NumberWindow):
         raise ValueError("the outcome of a linear regression must be a rating scale or a number")
-    check_terms(Term(ldp.randomized_response(1.0), 2), predictors)  # the predictors' checks
+    check_terms(Term(randomized_response(1.0), 2), predictors)  # the predictors' checks
 
 
 def outcome_values(outcome: Term) -> tuple[np.ndarray, np.ndarray]:
@@ -81,8 +82,7 @@ def outcome_values(outcome: Term) -> tuple[np.ndarray, np.ndarray]:
     unbiased values (``numbers``: a and the position v, in the question's unit)."""
     mechanism = outcome.mechanism
     if isinstance(mechanism, NumberWindow):
-        answered, position = mechanism._answered, mechanism._values
-        return answered, mechanism.low * answered + (mechanism.high - mechanism.low) * position
+        return mechanism.answered_values(), mechanism.unbiased_values()
     inverse = np.linalg.inv(mechanism.matrix())
     answered = np.zeros(mechanism.k)
     answered[: outcome.answers] = 1.0
@@ -110,7 +110,7 @@ def fit(outcome: Term, predictors: Sequence[Term], counts: np.ndarray) -> Linear
     if n <= 0:
         raise ValueError("no reports")
     inverses = [np.linalg.inv(t.mechanism.matrix()) for t in predictors]
-    design = _design(predictors, shape)  # cells x p
+    design = design_matrix(predictors, shape)  # cells x p
     cells, p = design.shape
     alpha, value = outcome_values(outcome)
     # Report (y, x) stands for alpha[y] (answered) and value[y] (answered times the value)
@@ -138,8 +138,8 @@ def fit(outcome: Term, predictors: Sequence[Term], counts: np.ndarray) -> Linear
         (j, kind, c) for j, term in enumerate(predictors) for kind, c in term.columns()
     ]
     coefficients = [
-        Coefficient(j, kind, c, float(beta[i]), float(beta[i] - ldp.Z95 * se[i]),
-                    float(beta[i] + ldp.Z95 * se[i]), float(se[i]))
+        Coefficient(j, kind, c, float(beta[i]), float(beta[i] - Z95 * se[i]),
+                    float(beta[i] + Z95 * se[i]), float(se[i]))
         for i, (j, kind, c) in enumerate(names)
     ]
     tests, column = [], 1
@@ -167,7 +167,10 @@ def fit(outcome: Term, predictors: Sequence[Term], counts: np.ndarray) -> Linear
                             float(answered_cells.sum()))
 
 
-def _design(predictors: Sequence[Term], shape: tuple[int, ...]) -> np.ndarray:
+def design_matrix(predictors: Sequence[Term], shape: tuple[int, ...]) -> np.ndarray:
+    """The regression's design: one row per combination of the predictors' answers (``shape``:
+    their numbers of categories, in C order), an intercept column then each predictor's
+    columns (``Term.design``)."""
     cells = math.prod(shape)
     rows = [np.ones((cells, 1))]
     for axis, term in enumerate(predictors):
@@ -215,6 +218,6 @@ def _predictions(
             centred = ratio - share @ ratio
             se = math.sqrt(max(float(share @ centred**2) / n, 0.0))
             predictions.append(Prediction(
-                j, c, mu, mu - ldp.Z95 * se, mu + ldp.Z95 * se, float(group_shares[c])
+                j, c, mu, mu - Z95 * se, mu + Z95 * se, float(group_shares[c])
             ))
     return predictions

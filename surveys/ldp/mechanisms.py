@@ -1,4 +1,4 @@
-"""Local differential privacy: randomizers, estimators and a sample-size planner.
+"""Local differential privacy: the randomizers of one question, and their specs.
 
 Pure numpy + standard library; no Django. The browser twin is ``static/surveys/ldp.js``;
 ``tests/ldp_vectors.json`` (written by ``python -m surveys.ldp``) keeps the two in step.
@@ -13,7 +13,8 @@ Every mechanism here is described by one k x k matrix ``S = m.matrix()``::
 A report supports category c when it *is* c ("bit" and "index" encodings) or when its bit c
 is 1 ("unary" encoding). Every row of S has the same value off the diagonal, so category c
 is supported with probability a_c = S[c, c] by its own members and b_c = S[c, j] (j != c) by
-everyone else, and a_c > b_c. All estimators below follow from that (Wang et al. 2017).
+everyone else, and a_c > b_c. Every estimator follows from that (Wang et al. 2017): they are
+in ``estimation`` (``SupportEstimates``, which ``Mechanism`` is).
 
 Sources: Warner (1965); Dwork & Roth; Wang et al., "Locally differentially private protocols
 for frequency estimation" (USENIX Security 2017) and "Locally differentially private
@@ -22,22 +23,16 @@ frequency estimation with consistency" (NDSS 2020). Guide: docs/ldp.md.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
-from functools import lru_cache
-from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 
-from . import _headline, _intervals, _mle
-from ._checks import check_n, check_probability, is_integer, is_real, read_only
-from ._words import gettext_noop
-
-Z95: float = 1.959963984540054
-"""Two-sided 95% standard normal quantile."""
+from . import specs
+from .checks import check_probability, is_integer, is_real, read_only
+from .estimation import SupportEstimates
+from .words import gettext_noop
 
 MIN_EPSILON: float = 0.01
 """Smallest epsilon accepted, wherever epsilon enters (builders, and the exact epsilon of
@@ -52,74 +47,6 @@ resolution with which the browser realises them."""
 MAX_CATEGORIES: int = 1000
 """Largest k accepted: matrices are k x k, and unary reports have k bits."""
 
-MAX_PLANNED_RESPONDENTS: int = 10**9
-"""``n_for_margin`` refuses targets that would need more reports than this."""
-
-EXACT_BELOW_VARIANCE: float = _intervals.EXACT_BELOW_VARIANCE
-"""The interval uses the exact (Neyman) construction at hypothesised support rates lam with
-n lam (1 - lam) at most this, and the Gaussian limit of the same construction above it."""
-
-SMALL_SAMPLE_COUNT: int = 10
-"""``small_sample`` flags a category whose support count, or the count of reports not
-supporting it, is below this: the count is then too lumpy for any interval to keep its
-coverage near 95% (see docs/ldp.md, "Small-sample warning")."""
-
-INTERVAL_METHOD: str = "feldman-cousins"
-"""Name of the method behind ``Estimate.ci_low``/``ci_high``, for the pages."""
-
-INTERVAL_DESCRIPTION: str = gettext_noop(
-    # xgettext:no-python-format (a "%" here is a percent sign)
-    "Feldman-Cousins (likelihood-ratio ordered Neyman) 95% interval for each share from its "
-    "binomial support count, with the share restricted to [0, 1]: exact for small counts, its "
-    "Gaussian limit otherwise, widened when needed to contain the headline estimate."
-)
-"""One sentence for a statistician on how the intervals are made."""
-
-HEADLINE_METHOD: str = "mle-pooled"
-"""Name of the estimator behind ``Estimate.headline``, for the pages."""
-
-HEADLINE_DESCRIPTION: str = gettext_noop(
-    # xgettext:no-python-format (a "%" here is a percent sign)
-    "Maximum-likelihood shares under the exact randomization probabilities for the answers "
-    "clearly above the noise (more than 1.75 standard errors of an empty answer's estimate); "
-    "the other answers' shares pulled towards their mean by positive-part James-Stein "
-    "shrinkage, keeping them non-negative and the total at 1."
-)
-"""One sentence for a statistician on what the headline numbers are."""
-
-
-def fewest_respondents(
-    needed: float,
-    margin: float,
-    margin_at: Callable[[int], float],
-    target: str,
-    advice: str = "raise epsilon or accept a wider margin",
-) -> int:
-    """The smallest n with ``margin_at(n) <= margin``, from ``needed``, a closed form's
-    estimate of it that rounding can leave off by one: settled on ``margin_at`` itself.
-    ValueError when ``needed`` exceeds ``MAX_PLANNED_RESPONDENTS`` (``target``: the margin
-    asked for, in words; ``advice``: what to do instead)."""
-    if needed > MAX_PLANNED_RESPONDENTS:
-        raise ValueError(
-            f"{target} needs about {needed:.2g} respondents, more than the planner's limit of "
-            f"{MAX_PLANNED_RESPONDENTS:,}: {advice}"
-        )
-    n = max(1, math.ceil(needed))
-    while margin_at(n) > margin:
-        n += 1
-    while n > 1 and margin_at(n - 1) <= margin:
-        n -= 1
-    return n
-
-
-def z_value(confidence: float) -> float:
-    """Two-sided standard normal quantile for ``confidence`` in (0, 1); 0.95 -> ~1.96."""
-    if not (is_real(confidence) and 0 < confidence < 1):
-        raise ValueError(
-            f"confidence must be a number strictly between 0 and 1, got {confidence!r}"
-        )
-    return NormalDist().inv_cdf(0.5 + confidence / 2)
-
 
 def epsilon_from_matrix(matrix: np.ndarray) -> float:
     """Exact LDP epsilon of a mechanism with output distribution ``matrix[r, i] = P(r | i)``.
@@ -132,26 +59,9 @@ def epsilon_from_matrix(matrix: np.ndarray) -> float:
     return float(np.max(np.log(m.max(axis=1) / m.min(axis=1))))
 
 
-def project_simplex(v: Any) -> np.ndarray:
-    """Norm-Sub: the Euclidean projection of ``v`` onto the probability simplex.
-
-    Returns the unique x >= 0 with sum(x) = 1 minimising ||x - v||; it is
-    x_i = max(v_i - tau, 0) for the tau that makes the sum 1 (Wang et al., NDSS 2020, call this
-    Norm-Sub: zero the negatives and shift the rest by a common amount). Because the true
-    proportions lie on the simplex, which is convex, the projection is never farther from them
-    than ``v``. O(k log k) (Held, Wolfe & Crowder 1974; Duchi et al. 2008).
-    """
-    x = np.asarray(v, dtype=float)
-    if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)):
-        raise ValueError("project_simplex needs a non-empty 1-D array of finite numbers")
-    u = np.sort(x)[::-1]
-    cumulative = np.cumsum(u) - 1
-    ranks = np.arange(1, x.size + 1)
-    rho = np.nonzero(u - cumulative / ranks > 0)[0][-1]
-    return np.maximum(x - cumulative[rho] / (rho + 1), 0.0)
-
-
-def _check_epsilon(epsilon: object) -> float:
+def check_epsilon(epsilon: object) -> float:
+    """``epsilon`` as a float from ``MIN_EPSILON`` to ``MAX_EPSILON``, or ValueError: every
+    builder of a mechanism checks its epsilon with it."""
     if not (is_real(epsilon) and math.isfinite(epsilon) and MIN_EPSILON <= epsilon <= MAX_EPSILON):
         raise ValueError(
             f"epsilon must be a number from MIN_EPSILON = {MIN_EPSILON:g} to {MAX_EPSILON:g}, "
@@ -169,71 +79,12 @@ def _check_k(k: object) -> int:
     return int(k)
 
 
-@dataclass(frozen=True, eq=False)
-class Estimate:
-    """What n reports say about the true proportions of the k categories.
-
-    - ``headline``: the numbers to chart and quote (``HEADLINE_METHOD``; today the
-      maximum-likelihood proportions of the answers clearly above the noise, the others
-      pooled towards their mean: see ``Mechanism.headline``; on the simplex).
-    - ``ci_low``/``ci_high``: 95% intervals for each proportion (``INTERVAL_METHOD``, see
-      ``Mechanism.intervals``), widened where needed to contain ``headline``.
-    - ``small_sample``: per category, whether its interval is in the small-sample regime
-      (``Mechanism.small_sample``), for the pages to warn.
-    - ``proportions``: the unbiased estimate (may fall outside [0, 1], need not sum to 1).
-    - ``counts_estimate``: n * proportions, unbiased for the true counts.
-    - ``std_errors``: plug-in standard errors of ``proportions`` (see ``Mechanism.std_errors``).
-    - ``consistent``: Norm-Sub, the projection of ``proportions`` onto the simplex.
-    - ``mle``: maximum-likelihood proportions, on the simplex (see ``Mechanism.mle``).
-    - ``lr_interval``: yes/no only, the interval for P(yes) (``ci_low[1]``, ``ci_high[1]``);
-      None otherwise.
-
-    With n == 0 nothing is known: every estimate is NaN, every interval is [0, 1] (and
-    ``lr_interval`` is (0, 1) for yes/no), every category is flagged ``small_sample``. Arrays
-    are read-only; equality is identity.
-    """
-
-    n: int
-    counts: np.ndarray
-    headline: np.ndarray
-    ci_low: np.ndarray
-    ci_high: np.ndarray
-    small_sample: np.ndarray
-    proportions: np.ndarray
-    counts_estimate: np.ndarray
-    std_errors: np.ndarray
-    consistent: np.ndarray
-    mle: np.ndarray
-    lr_interval: tuple[float, float] | None
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-serialisable copy: arrays become lists of floats (counts: ints; small_sample:
-        bools), NaN -> None."""
-
-        def floats(a: np.ndarray) -> list[float | None]:
-            return [float(x) if math.isfinite(x) else None for x in a]
-
-        return {
-            "n": self.n,
-            "counts": [int(c) for c in self.counts],
-            "headline": floats(self.headline),
-            "ci_low": floats(self.ci_low),
-            "ci_high": floats(self.ci_high),
-            "small_sample": [bool(x) for x in self.small_sample],
-            "proportions": floats(self.proportions),
-            "counts_estimate": floats(self.counts_estimate),
-            "std_errors": floats(self.std_errors),
-            "consistent": floats(self.consistent),
-            "mle": floats(self.mle),
-            "lr_interval": None if self.lr_interval is None else list(self.lr_interval),
-        }
-
-
-class Mechanism:
+class Mechanism(SupportEstimates):
     """A randomizer plus everything needed to plan a study with it and to analyse its reports.
 
-    Subclasses fix the encoding ("bit", "index", "unary") and how reports look; estimation,
-    planning and the spec are shared here and depend only on ``matrix()``.
+    Subclasses fix the encoding ("bit", "index", "unary") and how reports look; the spec is
+    shared here, and estimation and planning (``SupportEstimates``) depend only on the
+    support probabilities a and b that ``matrix()`` gives.
 
     Attributes: ``name`` ("rr", "forced", "pq", "grr", "sue", "oue"), ``label`` (human name),
     ``encoding``, ``k``, ``p``, ``q`` (meaning depends on the encoding; see the subclasses),
@@ -241,8 +92,6 @@ class Mechanism:
     of the matrix equals up to floating-point rounding of p and q; otherwise the exact
     epsilon of the matrix).
     """
-
-    encoding: str = ""
 
     def __init__(
         self,
@@ -270,11 +119,11 @@ class Mechanism:
         self._check_structure()
         support, complement = self.matrix(), self._matrix_complement()
         others = (np.arange(self.k) + 1) % self.k
-        # read-only: one mechanism per spec is shared by every caller (``from_spec``)
-        self._a = read_only(np.diag(support))  # P(report supports c | truth c)
-        self._b = read_only(support[np.arange(self.k), others])  # P(supports c | truth != c)
-        self._a_bar = read_only(np.diag(complement))  # 1 - a, at full precision
-        self._b_bar = read_only(complement[np.arange(self.k), others])  # 1 - b, full precision
+        # read-only: one mechanism per spec is shared by every caller (``specs.from_spec``)
+        self.a = read_only(np.diag(support))
+        self.b = read_only(support[np.arange(self.k), others])
+        self.a_bar = read_only(np.diag(complement))
+        self.b_bar = read_only(complement[np.arange(self.k), others])
         exact = self.exact_epsilon()
         if not exact <= MAX_EPSILON * (1 + 1e-12):
             raise ValueError(
@@ -376,313 +225,6 @@ class Mechanism:
         if v.size and (v.min() < 0 or v.max() >= self.k):
             raise ValueError(f"values must lie in [0, {self.k})")
         return v.astype(np.int64)
-
-    def _check_counts(self, counts: Any, n: int, need_reports: bool = True) -> np.ndarray:
-        """Integer support counts of shape (..., k), each in [0, n]; for "bit" and "index"
-        every report supports exactly one category, so each row must sum to n."""
-        n = check_n(n)
-        if need_reports and n == 0:
-            raise ValueError("no reports (n = 0): nothing to estimate")
-        c = np.asarray(counts)
-        as_int = c.astype(np.int64) if c.dtype.kind in "iuf" else None
-        if as_int is None or not np.array_equal(as_int, c) or c.ndim == 0 or c.shape[-1] != self.k:
-            raise ValueError(f"counts must be {self.k} whole numbers (one per category)")
-        if np.any(as_int < 0) or np.any(as_int > n):
-            raise ValueError(f"each count must lie between 0 and n = {n}")
-        if self.encoding != "unary" and np.any(as_int.sum(axis=-1) != n):
-            raise ValueError(f"counts must add up to n = {n}: each report supports one category")
-        return as_int
-
-    def unbiased(self, counts: Any, n: int) -> np.ndarray:
-        """Unbiased proportions f_c = (C_c / n - b_c) / (a_c - b_c), for counts of shape (..., k).
-
-        E[C_c] = n (a_c f_c + b_c (1 - f_c)) whatever the respondents' answers, so the estimate
-        is exactly unbiased; it can leave [0, 1]. For yes/no this is Warner's
-        r = (n1/n + q - 1) / (p + q - 1). Needs n >= 1.
-        """
-        return self._unbiased(self._check_counts(counts, n), n)
-
-    def _unbiased(self, c: np.ndarray, n: int) -> np.ndarray:
-        return (c / n - self._b) / (self._a - self._b)
-
-    def _support_rate(self, proportions: Any) -> tuple[np.ndarray, np.ndarray]:
-        """(lam, 1 - lam) with lam_c = P(a report supports c) = b_c + (a_c - b_c) f_c, for f
-        on the simplex; 1 - lam_c = (1 - b_c) - (a_c - b_c) f_c keeps full precision."""
-        f = np.asarray(proportions, dtype=float)
-        slope = self._a - self._b
-        return self._b + f * slope, self._b_bar - f * slope
-
-    def variance(self, proportions: Any, n: int) -> np.ndarray:
-        """Variance of each unbiased proportion with n reports when the truth is ``proportions``.
-
-        Assumes respondents are a random sample from a population with these category shares,
-        so C_c ~ Binomial(n, lam_c), lam_c = b_c + f_c (a_c - b_c), and
-        Var = lam_c (1 - lam_c) / (n (a_c - b_c)^2) exactly. At f_c = 0 this is Wang et al.'s
-        approximate variance q(1-q) / (n (p-q)^2). For a fixed group of n people (no sampling)
-        the variance is slightly smaller, so these figures are then conservative.
-        """
-        lam, lam_bar = self._support_rate(proportions)
-        return lam * lam_bar / (n * (self._a - self._b) ** 2)
-
-    def std_errors(self, counts: Any, n: int) -> np.ndarray:
-        """Plug-in standard errors: sqrt of ``variance`` with lam_c estimated by C_c / n."""
-        return self._std_errors(self._check_counts(counts, n), n)
-
-    def _std_errors(self, c: np.ndarray, n: int) -> np.ndarray:
-        lam = c / n
-        return np.sqrt(lam * (1 - lam) / n) / (self._a - self._b)
-
-    def _likelihood_counts(self, counts: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """(C, D): reports seen supporting each category, and reports seen *not* supporting it
-        as a separate observation. "bit"/"index": D = 0 (a report names one category; the
-        multinomial likelihood is prod_c lam_c^C_c). "unary": D = n - C (every bit is seen)."""
-        return counts, (n - counts if self.encoding == "unary" else np.zeros_like(counts))
-
-    def log_likelihood(self, proportions: Any, counts: Any, n: int) -> np.ndarray:
-        """Log-likelihood of true ``proportions`` (shape (..., k), on the simplex) given counts,
-        up to a constant: sum_c C_c ln lam_c + D_c ln(1 - lam_c), lam_c = b_c + (a_c - b_c) f_c.
-
-        "bit"/"index": the multinomial likelihood of the reports (D = 0). "unary": the product
-        over bits c of the Binomial(n, lam_c) likelihoods of the column counts (D = n - C). The
-        bits of one report are not independent across categories (exactly one is the true
-        one), so for unary this is a composite likelihood.
-        """
-        c, d = self._likelihood_counts(self._check_counts(counts, n), n)
-        lam, lam_bar = self._support_rate(proportions)
-        return np.sum(c * np.log(lam) + d * np.log(lam_bar), axis=-1)
-
-    def mle(self, counts: Any, n: int) -> np.ndarray:
-        """Maximum-likelihood proportions: the maximiser of ``log_likelihood`` on the simplex.
-
-        On the simplex lam_c depends on f_c alone, so the log-likelihood is a sum of concave
-        one-variable terms h_c(f_c), and the maximum is where (KKT) every f_c > 0 has
-        h_c'(f_c) = mu and every f_c = 0 has h_c'(0) <= mu, for one multiplier mu.
-
-        "bit" and "index" (multinomial likelihood): closed form. f_c = max(C_c t - b_c / s_c, 0)
-        with t = 1 / mu set by sum f = 1 over the categories kept (the largest C_c s_c / b_c),
-        found by one sort: a yes/no question gets Warner's estimate clipped to [0, 1], and GRR
-        gets its unbiased estimate whenever that is non-negative (see docs/ldp.md). "unary":
-        h_c'(f) = mu is a quadratic in lam with one root in (0, 1) and sum_c f_c(mu) falls as mu
-        grows; mu is found by safeguarded Newton steps to double precision. O(k) per step,
-        independent of n; works on counts of shape (..., k) at once. Consistent (non-negative,
-        sums to 1); biased near the boundary of the simplex, like every estimator confined to
-        it.
-
-        This is the fixed point of EM (the iterative Bayesian update). EM itself needed over
-        100,000 iterations (0.7 s at k = 20) and still stopped visibly short when the maximum
-        lies on the boundary, which sparse histograms make common. Needs n >= 1.
-        """
-        return self._mle(self._check_counts(counts, n), n)
-
-    def _mle(self, counts: np.ndarray, n: int) -> np.ndarray:
-        c, d = self._likelihood_counts(counts, n)
-        if self.encoding != "unary":
-            return _mle.one_choice(c, self._b, self._a - self._b)
-        return _mle.every_bit(c, d, self._a, self._b, self._a_bar, self._b_bar)
-
-    def headline(self, counts: Any, n: int) -> np.ndarray:
-        """The headline shares (``HEADLINE_METHOD``): the maximum-likelihood shares of the
-        answers clearly above the noise (MLE share above ``_headline.LEADER_SDS`` = 1.75
-        standard errors of an empty answer's unbiased estimate, ``variance`` at share 0),
-        the other answers' shares pooled towards their common mean by the positive-part
-        James-Stein factor estimated from ``variance`` at the MLE. On the simplex
-        (non-negative, summing to 1); equal to ``mle`` with fewer than 4 answers, or fewer
-        than 4 outside the leaders. Counts of shape (..., k); needs n >= 1. See
-        ``_headline.pooled`` and docs/ldp.md."""
-        c = self._check_counts(counts, n)
-        return self._headline(c, n, self._mle(c, n))
-
-    def _headline(self, c: np.ndarray, n: int, mle: np.ndarray) -> np.ndarray:
-        floor = self.variance(np.zeros(self.k), n)
-        return _headline.pooled(mle, self._unbiased(c, n), self.variance(mle, n), floor)
-
-    def intervals(
-        self, counts: Any, n: int, confidence: float = 0.95
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Feldman-Cousins intervals for each true proportion, from its support count alone.
-
-        Model: C_c ~ Binomial(n, lam_c) with lam_c = b_c + (a_c - b_c) f_c and f_c in [0, 1]
-        (exact for iid respondents: for "bit" and "index" each report supports one category,
-        for "unary" each bit is one Bernoulli draw per report). The interval is every f whose
-        test, with likelihood-ratio ordering (Feldman & Cousins 1998), accepts the observed
-        count C at level 1 - confidence: ordering the counts y by
-        R(y) = L(y; lam) / L(y; lam_hat(y)), where lam_hat(y) = clip(y / n, b_c, a_c) is the
-        maximum likelihood within the allowed range, f is accepted when P_lam(R(Y) <= R(C))
-        exceeds 1 - confidence.
-
-        Where n lam (1 - lam) <= ``EXACT_BELOW_VARIANCE`` that probability is summed exactly
-        over the binomial (the Neyman construction: coverage at least ``confidence`` for every
-        f, more where the count is lumpy). Above, it is that of the Gaussian limit
-        Y ~ N(theta, 1), theta = (lam - b_c) / sd in [0, w], w = (a_c - b_c) / sd,
-        sd = sqrt(lam (1 - lam) / n), with 2 ln R(C) as the statistic: the test is then
-        exactly of level 1 - confidence near one boundary, both, or neither. Unlike an
-        equal-tailed interval clipped to [0, 1] (which covers 97.5% at f = 0), coverage stays
-        near ``confidence`` up to the boundaries. See docs/ldp.md for the measured coverage.
-
-        Always contains the per-category maximum likelihood clip((C/n - b)/(a - b), 0, 1). The
-        endpoints of the acceptance region (the hull, where discreteness makes it ragged) are
-        found to 2e-11 in f from the p-value's jump points and a few Newton or secant steps,
-        vectorised over all categories; the cost does not grow with n. Counts of shape
-        (..., k); n = 0 gives [0, 1].
-        """
-        c = self._check_counts(counts, n, need_reports=False)
-        return self._intervals(c, n, 1 - check_probability("confidence", confidence))
-
-    def _intervals(self, c: np.ndarray, n: int, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-        shape = c.shape
-        if n == 0:
-            return np.zeros(shape), np.ones(shape)
-        ends = tuple(
-            np.broadcast_to(v, shape).ravel() for v in (self._a, self._b, self._a_bar, self._b_bar)
-        )
-        low, high = _intervals.intervals(c.ravel().astype(float), n, ends, alpha)
-        return low.reshape(shape), high.reshape(shape)
-
-    def category_intervals(
-        self, category: int, counts: Any, n: int, confidence: float = 0.95
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """``intervals`` of one category for many values of its support count at once (an
-        array of counts in [0, n]): the interval of a category depends on its own count
-        only. For tables and simulations; n = 0 gives [0, 1]."""
-        if not (is_integer(category) and 0 <= category < self.k):
-            raise ValueError(f"category must be a whole number from 0 to {self.k - 1}")
-        n = check_n(n)
-        alpha = 1 - check_probability("confidence", confidence)
-        c = np.asarray(counts)
-        if c.dtype.kind not in "iu" or np.any(c < 0) or np.any(c > n):
-            raise ValueError(f"counts must be whole numbers between 0 and n = {n}")
-        if n == 0:
-            return np.zeros(c.shape), np.ones(c.shape)
-        ends = tuple(
-            np.full(c.size, v[category]) for v in (self._a, self._b, self._a_bar, self._b_bar)
-        )
-        low, high = _intervals.intervals(c.ravel().astype(float), n, ends, alpha)
-        return low.reshape(c.shape), high.reshape(c.shape)
-
-    def small_sample(self, counts: Any, n: int) -> np.ndarray:
-        """Per category (counts of shape (..., k)): True when its interval is in the
-        small-sample regime, so the page should warn. That is when either
-
-        - the support count C or the count of the other reports, n - C, is below
-          ``SMALL_SAMPLE_COUNT`` (10): the count is then so lumpy that no interval's coverage
-          can stay near 95% for every true share (the coverage table in docs/ldp.md shows
-          99% where about 0.3 to 8 supporting reports are expected), so the interval is
-          conservative and jumps as single reports arrive; or
-        - the whole range the support rate can take, [b_c, a_c], is narrower than a two-sided
-          interval, (a_c - b_c) / sd < 2 z with sd = sqrt(lam (1 - lam) / n) at
-          lam = clip(C / n, b_c, a_c): the interval is then set by the boundaries 0 and 1
-          rather than by the data (coverage well above 95%, e.g. GRR at epsilon 0.1, k = 50,
-          n <= 100).
-
-        n = 0: every category is flagged.
-        """
-        return self._small_sample(self._check_counts(counts, n, need_reports=False), n)
-
-    def _small_sample(self, c: np.ndarray, n: int) -> np.ndarray:
-        if n == 0:
-            return np.ones(c.shape, dtype=bool)
-        lam = np.clip(c / n, self._b, self._a)
-        spread = (self._a - self._b) / np.sqrt(lam * (1 - lam) / n)
-        return (np.minimum(c, n - c) < SMALL_SAMPLE_COUNT) | (spread < 2 * Z95)
-
-    def lr_interval(
-        self, counts: Any, n: int, confidence: float = 0.95
-    ) -> tuple[float, float] | None:
-        """Interval for P(yes); only yes/no mechanisms have one (else None)."""
-        return None
-
-    def estimate(self, counts: Any, n: int, confidence: float = 0.95) -> Estimate:
-        """Everything ``Estimate`` lists, from the k support counts and n alone (never the raw
-        reports). The cost does not grow with n: ``mle`` is a closed form (or a few Newton
-        steps for unary encoding), ``intervals`` eight rounds of trial points.
-        Intervals use ``confidence`` (default 95%). n == 0 gives NaN estimates and [0, 1]
-        intervals."""
-        c = self._check_counts(counts, n, need_reports=False)
-        if n == 0:
-
-            def unknown() -> np.ndarray:
-                return read_only(np.full(self.k, np.nan))
-
-            return Estimate(
-                n=0,
-                counts=read_only(c),
-                headline=unknown(),
-                ci_low=read_only(np.zeros(self.k)),
-                ci_high=read_only(np.ones(self.k)),
-                small_sample=read_only(self.small_sample(c, 0)),
-                proportions=unknown(),
-                counts_estimate=unknown(),
-                std_errors=unknown(),
-                consistent=unknown(),
-                mle=unknown(),
-                lr_interval=self.lr_interval(c, 0, confidence),
-            )
-        alpha = 1 - check_probability("confidence", confidence)
-        proportions = self._unbiased(c, n)
-        mle = self._mle(c, n)
-        headline = self._headline(c, n, mle)
-        low, high = self._intervals(c, n, alpha)
-        low, high = np.minimum(low, headline), np.maximum(high, headline)
-        return Estimate(
-            n=n,
-            counts=read_only(c),
-            headline=read_only(headline),
-            ci_low=read_only(low),
-            ci_high=read_only(high),
-            small_sample=read_only(self._small_sample(c, n)),
-            proportions=read_only(proportions),
-            counts_estimate=read_only(n * proportions),
-            std_errors=read_only(self._std_errors(c, n)),
-            consistent=read_only(project_simplex(proportions)),
-            mle=read_only(mle),
-            # Yes/no: the interval for P(yes) is category 1's (not computed again).
-            lr_interval=(float(low[1]), float(high[1])) if self.encoding == "bit" else None,
-        )
-
-    def _variance_times_n(self, share: float | None) -> float:
-        """max over categories c of n * ``variance`` at true proportion ``share``; None means
-        the worst case over f in [0, 1] too: lam (1 - lam) peaks where lam = b + (a - b) f is
-        closest to 1/2."""
-        if share is None:
-            f = np.clip((0.5 - self._b) / (self._a - self._b), 0, 1)
-        elif is_real(share) and 0 <= share <= 1:
-            f = np.full(self.k, float(share))
-        else:
-            raise ValueError(f"share must be a number from 0 to 1 (or None), got {share!r}")
-        return float(np.max(self.variance(f, 1)))
-
-    def margin_of_error(
-        self, n: int, confidence: float = 0.95, share: float | None = None
-    ) -> float:
-        """Planner: half-width z * sd of the interval for one proportion with n reports,
-        sd^2 = lam (1 - lam) / (n (a - b)^2), lam = b + (a - b) * share (``variance``, random
-        sample of respondents). ``share`` is the expected true proportion; None (default)
-        takes the worst case over categories and true proportions, so the promise holds
-        whatever the answers. For GRR with many categories the worst case (a share near 1,
-        where lam is near 1/2) is far from the typical one: at epsilon 1 with k = 50, a 2%
-        share needs 2.5 times fewer reports. n = 0 gives infinity."""
-        variance_times_n = self._variance_times_n(share)
-        n = check_n(n)
-        if n == 0:
-            return math.inf
-        return z_value(confidence) * math.sqrt(variance_times_n / n)
-
-    def n_for_margin(
-        self, margin: float, confidence: float = 0.95, share: float | None = None
-    ) -> int:
-        """Smallest n with ``margin_of_error(n, confidence, share) <= margin``.
-
-        Raises ValueError for a margin outside (0, 1) and for a target that would need more
-        than ``MAX_PLANNED_RESPONDENTS`` reports (no survey reaches it: lower the privacy
-        protection, i.e. raise epsilon, or accept a wider margin)."""
-        if not (is_real(margin) and math.isfinite(margin) and 0 < margin < 1):
-            raise ValueError(f"margin must be a number strictly between 0 and 1, got {margin!r}")
-        return fewest_respondents(
-            z_value(confidence) ** 2 * self._variance_times_n(share) / margin**2,
-            margin,
-            lambda n: self.margin_of_error(n, confidence, share),
-            f"a margin of {margin:g} at {confidence:.0%} confidence",
-        )
 
 
 class BinaryMechanism(Mechanism):
@@ -811,7 +353,7 @@ def randomized_response(epsilon: float) -> BinaryMechanism:
     """Warner's symmetric randomized response, the default for yes/no questions: tell the
     truth with probability p = q = e^eps / (1 + e^eps), otherwise the opposite. For a given
     epsilon this symmetric design has the smallest variance among binary mechanisms."""
-    eps = _check_epsilon(epsilon)
+    eps = check_epsilon(epsilon)
     keep, flip = 1 / (1 + math.exp(-eps)), 1 / (1 + math.exp(eps))
     return BinaryMechanism(
         "rr",
@@ -850,7 +392,7 @@ def keep_probabilities(p: float, q: float) -> BinaryMechanism:
 
 def grr(epsilon: float, k: int) -> DirectMechanism:
     """Generalized randomized response: p = e^eps / (e^eps + k - 1), q = 1 / (e^eps + k - 1)."""
-    eps, k = _check_epsilon(epsilon), _check_k(k)
+    eps, k = check_epsilon(epsilon), _check_k(k)
     denominator = math.exp(eps) + k - 1
     return DirectMechanism(
         "grr",
@@ -867,7 +409,7 @@ def grr(epsilon: float, k: int) -> DirectMechanism:
 def sue(epsilon: float, k: int) -> UnaryMechanism:
     """Symmetric unary encoding (basic one-time RAPPOR): p = e^(eps/2) / (e^(eps/2) + 1),
     q = 1 - p."""
-    eps, k = _check_epsilon(epsilon), _check_k(k)
+    eps, k = check_epsilon(epsilon), _check_k(k)
     keep, flip = 1 / (1 + math.exp(-eps / 2)), 1 / (1 + math.exp(eps / 2))
     return UnaryMechanism(
         "sue",
@@ -884,7 +426,7 @@ def sue(epsilon: float, k: int) -> UnaryMechanism:
 def oue(epsilon: float, k: int) -> UnaryMechanism:
     """Optimized unary encoding: p = 1/2, q = 1 / (e^eps + 1); the lowest-variance unary
     encoding (Wang et al. 2017)."""
-    eps, k = _check_epsilon(epsilon), _check_k(k)
+    eps, k = check_epsilon(epsilon), _check_k(k)
     return UnaryMechanism(
         "oue",
         gettext_noop("Optimized unary encoding (OUE)"),
@@ -915,79 +457,21 @@ def choose_categorical(epsilon: float, k: int, override: str | None = None) -> M
         if override not in CATEGORICAL:
             raise ValueError(f"override must be one of {sorted(CATEGORICAL)}, got {override!r}")
         return CATEGORICAL[override](epsilon, k)
-    eps, k = _check_epsilon(epsilon), _check_k(k)
+    eps, k = check_epsilon(epsilon), _check_k(k)
     return grr(eps, k) if k < grr_threshold(eps) else oue(eps, k)
 
 
-_BUILDERS: dict[str, tuple[Callable[..., Mechanism], tuple[str, ...]]] = {
-    "rr": (randomized_response, ("epsilon",)),
-    "forced": (forced_response, ("alpha", "beta")),
-    "pq": (keep_probabilities, ("p", "q")),
-    "grr": (grr, ("epsilon", "k")),
-    "sue": (sue, ("epsilon", "k")),
-    "oue": (oue, ("epsilon", "k")),
-}
+specs.register("rr", randomized_response, ("epsilon",))
+specs.register("forced", forced_response, ("alpha", "beta"))
+specs.register("pq", keep_probabilities, ("p", "q"))
+specs.register("grr", grr, ("epsilon", "k"))
+specs.register("sue", sue, ("epsilon", "k"))
+specs.register("oue", oue, ("epsilon", "k"))
 
 
-def _builders() -> dict[str, tuple[Callable[..., Any], tuple[str, ...]]]:
-    """Every mechanism's builder and parameters, with check-all questions' (``checkall``,
-    which builds on this module)."""
-    from .checkall import sampled_boxes
-    from .numbers import number_window
-
-    return {
-        **_BUILDERS,
-        "sampled": (sampled_boxes, ("epsilon", "k")),
-        "window": (number_window, ("epsilon", "low", "high", "decimals", "edges", "extras")),
-    }
-
-
-_OPTIONAL_PARAMETERS = frozenset({"extras"})
-"""Parameters a spec may lack: number questions' specs frozen before they could take extra
-answers have none."""
-
-
-def from_spec(spec: dict[str, Any]) -> Mechanism:
-    """Rebuild a mechanism from ``spec()`` output (e.g. as frozen in the database).
-
-    Needs "mechanism" and its parameters; every other key present must equal what this module
-    computes (p, q, epsilon, ...), exactly. A mismatch raises ValueError rather than analysing
-    reports with probabilities other than those they were randomized with.
-
-    A spec always gives the same mechanism, and a mechanism is never changed once built, so
-    each spec is built once per process and shared: building the four of a cached regression
-    page took 0.31-0.39 ms, looking them up 0.03 ms (docs/ldp.md, "Specs: freezing a mechanism").
-    """
-    try:
-        key = json.dumps(spec, sort_keys=True, allow_nan=False)
-    except (TypeError, ValueError):  # not plain JSON: built, but not kept
-        return _built(spec)
-    return _built_once(key)
-
-
-@lru_cache(maxsize=1024)
-def _built_once(key: str) -> Mechanism:
-    return _built(json.loads(key))
-
-
-def _built(spec: Any) -> Mechanism:
-    if not isinstance(spec, dict) or spec.get("mechanism") not in _builders():
-        raise ValueError(f"a spec must be a dict whose 'mechanism' is one of {sorted(_builders())}")
-    build, names = _builders()[spec["mechanism"]]
-    missing = [name for name in names if name not in spec and name not in _OPTIONAL_PARAMETERS]
-    if missing:
-        raise ValueError(f"spec for {spec['mechanism']!r} lacks {', '.join(missing)}")
-    mechanism = build(**{name: spec[name] for name in names if name in spec})
-    expected = mechanism.spec()
-    wrong = sorted(key for key in spec if key not in expected or spec[key] != expected[key])
-    if wrong:
-        raise ValueError(f"spec does not match the {spec['mechanism']!r} mechanism at: {wrong}")
-    return mechanism
-
-
-def test_vectors() -> dict[str, Any]:
-    """Shared test vectors: spec and exact ``matrix()`` for a grid of mechanisms (the content
-    of tests/ldp_vectors.json; regenerate with ``python -m surveys.ldp``)."""
+def test_vectors() -> list[dict[str, Any]]:
+    """Shared test vectors: spec and exact ``matrix()`` for a grid of mechanisms (the
+    "vectors" of tests/ldp_vectors.json, ``vectors.test_vectors``)."""
     binary = [randomized_response(eps) for eps in (0.5, 1.0, 2.0, math.log(3), 4.0)]
     binary += [forced_response(a, b) for a, b in ((0.5, 0.5), (0.75, 0.5), (0.6, 0.3))]
     binary += [keep_probabilities(p, q) for p, q in ((0.7, 0.6), (0.55, 0.95), (0.9, 0.3))]
@@ -997,18 +481,4 @@ def test_vectors() -> dict[str, Any]:
         for k in (2, 3, 6, 20)
         for eps in (0.5, 1.0, 2.0, 4.0)
     ]
-    from .checkall import test_vectors as checkall_vectors
-    from .numbers import test_vectors as number_vectors
-
-    return {
-        "about": "Spec and exact matrix S[c][i] = P(report supports c | truth i) of each "
-        "mechanism; for unary, S[c][i] = P(bit c is 1 | truth i). checkall: spec and "
-        "P(report [j, y] | ticked boxes), probabilities[j][y]. numbers: spec and "
-        "P(report cell | grid index of the number), probabilities[cell]. Generated by "
-        "`python -m surveys.ldp`; do not edit.",
-        "vectors": [
-            {"spec": m.spec(), "matrix": m.matrix().tolist()} for m in binary + categorical
-        ],
-        "checkall": checkall_vectors(),
-        "numbers": number_vectors(),
-    }
+    return [{"spec": m.spec(), "matrix": m.matrix().tolist()} for m in binary + categorical]

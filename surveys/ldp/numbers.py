@@ -60,18 +60,18 @@ import numpy as np
 from scipy.stats import chi2
 from scipy.stats import t as student_t
 
-from ._checks import check_n, check_probability, is_integer, is_real, read_only
-from ._words import gettext_noop
-from .joint import Association, Difference, PairCounts, _score_interval, _Side, _widen
-from .mechanisms import (
-    Estimate,
-    Mechanism,
-    _check_epsilon,
-    epsilon_from_matrix,
-    fewest_respondents,
-    z_value,
-)
-from .scores import GroupMeans, Mean, bounded_interval
+from . import specs
+from .association import Association
+from .checks import check_n, check_probability, is_integer, is_real, read_only
+from .estimation import Estimate
+from .joint import Difference
+from .means import GroupMeans, Mean
+from .mechanisms import Mechanism, check_epsilon, epsilon_from_matrix
+from .pair_counts import PairCounts
+from .planning import fewest_respondents, z_value
+from .score_intervals import bounded_interval, score_interval, widen
+from .sides import Side
+from .words import gettext_noop
 
 CELLS: int = 64
 """Cells of the output grid: a report is one of them."""
@@ -140,7 +140,7 @@ def _worst_variance(matrix: np.ndarray, values: np.ndarray) -> float:
     return float(max(pairs.max(), (q - t**2).max()))
 
 
-def _values(matrix: np.ndarray) -> np.ndarray:
+def position_values(matrix: np.ndarray) -> np.ndarray:
     """v(c) = (c - A) / B, with E[c | start s] = A + B s / (K - 1): mean t exactly."""
     cells = np.arange(matrix.shape[0], dtype=float)
     means = cells @ matrix
@@ -153,7 +153,7 @@ def _unit_values(matrix: np.ndarray, cells: int, extras: int) -> tuple[np.ndarra
     docstring, "the mean among those who answered"). Both are of the form alpha + beta c on
     the grid's cells and one constant on each extra answer's block: 2 + E unknowns for
     2 + E conditions (the means of c on the grid are linear in s), solved exactly. Without
-    extra answers, v is ``_values`` and a is 1."""
+    extra answers, v is ``position_values`` and a is 1."""
     outputs, columns = matrix.shape
     starts = columns - extras
     c = np.arange(outputs)
@@ -179,7 +179,7 @@ def best_width(epsilon: float, cells: int = CELLS) -> int:
     """The window's width with the smallest worst-case variance of the mean."""
     def worst(width: int) -> float:
         matrix = _starts_matrix(epsilon, cells, width)
-        return _worst_variance(matrix, _values(matrix))
+        return _worst_variance(matrix, position_values(matrix))
 
     return min(range(1, cells - 1), key=worst)
 
@@ -214,7 +214,7 @@ class NumberWindow:
         comparisons only: ``from_spec`` rebuilds the default); ``extras``: how many answers
         respondents may give instead of a number ("No answer", "Not asked"), each randomized
         as one more window of ``width`` cells after the grid."""
-        self.epsilon = _check_epsilon(epsilon)
+        self.epsilon = check_epsilon(epsilon)
         if not (is_integer(decimals) and 0 <= decimals <= MAX_DECIMALS):
             raise ValueError(f"decimals must be a whole number from 0 to {MAX_DECIMALS}")
         self.decimals = int(decimals)
@@ -389,6 +389,12 @@ class NumberWindow:
         (``mean``; without extra answers, simply their average)."""
         return self.low * self._answered + self.span * self._values
 
+    def position_values(self) -> np.ndarray:
+        """Each cell's v: its mean is the position t (0..1) on the range of a respondent who
+        gave a number, 0 for an extra answer (``position_values`` of the matrix without extra
+        answers)."""
+        return self._values
+
     def answered_values(self) -> np.ndarray:
         """Each cell's a: its mean is 1 for a respondent who gave a number, 0 for an extra
         answer (all 1 without extra answers)."""
@@ -426,7 +432,7 @@ class NumberWindow:
         """The mean position among those who gave a number, N / D = E[v] / E[a] (module
         docstring), with Fieller's interval: every t in [0, 1] that the test of
         mean(v - t a) = 0 accepts, with the reports' own variance of v - t a and Student's
-        t quantile (``joint._score_interval``), widened to contain the headline
+        t quantile (``score_intervals.score_interval``), widened to contain the headline
         clip(N / D, 0, 1)."""
         v, a = self._values, self._answered
         average, answered = float(c @ v / n), float(c @ a / n)
@@ -440,11 +446,11 @@ class NumberWindow:
         v_va = covariance(v, a, average, answered)
         v_aa = covariance(a, a, answered, answered)
         quantile = float(student_t.ppf(1 - alpha / 2, n - 1))
-        low, high = _score_interval(np.array([average]), np.array([answered]),
+        low, high = score_interval(np.array([average]), np.array([answered]),
                                     np.array([[v_vv, -2 * v_va, v_aa, 0.0]]), n, quantile)
         ratio = average / answered if answered > 0 else math.nan
         headline = np.array([np.clip(ratio, 0, 1)])
-        low, high = _widen(low, high, headline)
+        low, high = widen(low, high, headline)
         # The delta method's standard error of the ratio: sqrt(V(ratio) / n) / D.
         spread = v_vv - 2 * ratio * v_va + ratio * ratio * v_aa
         std_error = math.sqrt(max(spread, 0.0) / n) / answered if answered > 0 else math.nan
@@ -522,7 +528,7 @@ class NumberWindow:
 
     # Planning ----------------------------------------------------------------------------
 
-    def _variance_times_n(self, share: float | None = None) -> float:
+    def variance_times_n(self, share: float | None = None) -> float:
         """n times the variance of the mean position (0..1), in the worst case (with extra
         answers, when everyone gives a number)."""
         return _worst_variance(self._matrix[:, : self.starts], self._values)
@@ -535,7 +541,7 @@ class NumberWindow:
         n = check_n(n)
         if n == 0:
             return math.inf
-        return z_value(confidence) * math.sqrt(self._variance_times_n() / n)
+        return z_value(confidence) * math.sqrt(self.variance_times_n() / n)
 
     n_for_margin = Mechanism.n_for_margin  # the same search, on this mechanism's margin
 
@@ -548,7 +554,7 @@ class NumberWindow:
         if not (is_real(margin) and math.isfinite(margin) and margin > 0):
             raise ValueError(f"margin must be a positive number, got {margin!r}")
         return fewest_respondents(
-            (z_value(confidence) * self.span) ** 2 * self._variance_times_n() / margin**2,
+            (z_value(confidence) * self.span) ** 2 * self.variance_times_n() / margin**2,
             margin,
             lambda n: self.mean_margin(n, confidence),
             f"a margin of {margin:g} on the mean",
@@ -591,10 +597,10 @@ def group_means(
     those in the group who gave a number. Delta method: the covariance of groups g, g' is
     E[x_g x_g' (v - m_g a)(v - m_g' a)] / (D_g D_g') / n, where the expectation is
     sum_h E[x_g x_g' | h] E[1{G = h} (v - m_g)(v - m_g')], the first factor from the group
-    mechanism's law (``joint._Side.moment``), the second estimated without bias like N_g."""
+    mechanism's law (``sides.Side.moment``), the second estimated without bias like N_g."""
     if counts.joint.shape[1] != mechanism.tally_size:
         raise ValueError(f"counts must have the {mechanism.tally_size} cells as columns")
-    side = _Side(group)
+    side = Side(group)
     k_a = side.k
     z = z_value(confidence)
     n = counts.n
@@ -605,7 +611,7 @@ def group_means(
             read_only(np.full(k_a, mechanism.low)), read_only(np.full(k_a, mechanism.high)),
             read_only(unknown), read_only(unknown), read_only(np.full((k_a, k_a), np.nan)), z,
         )
-    v, a = mechanism._values, mechanism._answered
+    v, a = mechanism.position_values(), mechanism.answered_values()
     by_group = side.inverse @ counts.joint / n  # (k_a, G): unbiased E[1{G = g}, cell]
     totals = by_group @ a
     means = by_group @ v / np.where(totals > 0, totals, np.nan)
@@ -680,6 +686,13 @@ def number_window(
     """The number mechanism: a sliding window on a grid of ``CELLS`` cells at ``epsilon``,
     and one more window per extra answer."""
     return NumberWindow(epsilon, low, high, decimals, list(edges), extras=extras)
+
+
+# Specs frozen before number questions could take extra answers have no "extras".
+specs.register(
+    "window", number_window, ("epsilon", "low", "high", "decimals", "edges", "extras"),
+    optional=("extras",),
+)
 
 
 def test_vectors() -> list[dict[str, Any]]:

@@ -43,8 +43,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import optimize, special, stats
 
-from . import mechanisms as ldp
-from ._words import gettext_noop
+from .mechanisms import Mechanism
+from .planning import Z95
+from .words import gettext_noop
 
 MAX_PREDICTORS = 3
 MAX_CELLS = 1000
@@ -86,7 +87,7 @@ class Term:
     """One question of a regression: its mechanism, its number of own answers (the rest are
     extras), and for a rating scale its answers' scores (None: categories as dummies)."""
 
-    mechanism: ldp.Mechanism
+    mechanism: Mechanism
     answers: int
     scores: Sequence[float] | None = None
 
@@ -162,8 +163,9 @@ def check_terms(outcome: Term, predictors: Sequence[Term]) -> None:
         raise ValueError(f"the predictors have more than {MAX_CELLS} combinations of answers")
 
 
-class _Model:
-    """The log-likelihood of report counts under the model, and its exact gradient."""
+class Model:
+    """The log-likelihood of report counts under the model, and its exact gradient: what
+    ``fit`` maximises (the tests check the gradient against finite differences)."""
 
     def __init__(self, outcome: Term, predictors: Sequence[Term], counts: np.ndarray) -> None:
         self.shape = tuple(t.mechanism.k for t in predictors)
@@ -310,7 +312,7 @@ def fit(
     (shape (k_Y, k_1, ..., k_p): respondents per combination of reports; weighted counts,
     not whole numbers, are taken as they are)."""
     check_terms(outcome, predictors)
-    model = _Model(outcome, predictors, counts)
+    model = Model(outcome, predictors, counts)
     if model.counts.shape != (outcome.mechanism.k, *model.shape):
         raise ValueError("counts must have one axis per question, one entry per report")
     if model.n <= 0:
@@ -337,7 +339,7 @@ def fit(
         elif profile and j >= 0:
             low, high = _profile(model, theta, loss, i, se)
         else:
-            low, high = float(theta[i] - ldp.Z95 * se), float(theta[i] + ldp.Z95 * se)
+            low, high = float(theta[i] - Z95 * se), float(theta[i] + Z95 * se)
         coefficients.append(Coefficient(j, kind, c, float(theta[i]), low, high, se))
     tests, column = [], 1
     for term in predictors:
@@ -362,7 +364,7 @@ def fit(
     )
 
 
-def _test(model: _Model, theta: np.ndarray, loss: float, columns: range) -> PredictorTest:
+def _test(model: Model, theta: np.ndarray, loss: float, columns: range) -> PredictorTest:
     """The likelihood-ratio test that the coefficients ``columns`` (one predictor's) are 0."""
     fixed = {i: 0.0 for i in columns}
     # from the maximum and from every start: the mixture's likelihood can have more than one
@@ -373,12 +375,12 @@ def _test(model: _Model, theta: np.ndarray, loss: float, columns: range) -> Pred
 
 
 def _profile(
-    model: _Model, theta: np.ndarray, loss: float, i: int, se: float
+    model: Model, theta: np.ndarray, loss: float, i: int, se: float
 ) -> tuple[float, float]:
     """The profile-likelihood 95% interval of coefficient i (may be infinite on a side).
 
     On each side, the end is where the signed root r(b) = +-sqrt(2 (l_max - profile l at b))
-    reaches +-1.96 (``_search``). The profile's maximum at b starts from the one found at
+    reaches +-1.96 (``crossing``). The profile's maximum at b starts from the one found at
     the nearest point between b and the estimate (a path from the maximum); a point found
     beyond the end is tried from the maximum too, and the better kept: far from the maximum
     the mixture's likelihood can have more than one local maximum, and a path that strayed
@@ -401,11 +403,11 @@ def _profile(
             return math.sqrt(max(2 * model.n * (value - loss), 0.0)) - target
 
         limit = UNBOUNDED - side * theta[i]  # as far as the coefficient may go
-        ends.append(float(theta[i] + side * _search(excess, se, limit)))
+        ends.append(float(theta[i] + side * crossing(excess, se, limit)))
     return ends[0], ends[1]
 
 
-def _search(excess, se: float, limit: float, tolerance: float = 1e-3) -> float:
+def crossing(excess, se: float, limit: float, tolerance: float = 1e-3) -> float:
     """The distance d > 0 from the estimate where ``excess(d)`` (= |r| - 1.96, -1.96 at 0,
     rising) crosses 0, to within ``tolerance`` in r; inf if not before ``limit``.
 
@@ -446,7 +448,7 @@ def _search(excess, se: float, limit: float, tolerance: float = 1e-3) -> float:
 
 
 def _predictions(
-    model: _Model, predictors: Sequence[Term], theta: np.ndarray, covariance: np.ndarray
+    model: Model, predictors: Sequence[Term], theta: np.ndarray, covariance: np.ndarray
 ) -> list[Prediction]:
     """Each predictor set to each of its answers, the others at their fitted distribution."""
     predictions = []
@@ -471,8 +473,8 @@ def _predictions(
             se = math.sqrt(max(gradient @ covariance @ gradient, 0.0))
             predictions.append(Prediction(
                 j, c, float(special.expit(centre)),
-                float(special.expit(centre - ldp.Z95 * se)),
-                float(special.expit(centre + ldp.Z95 * se)),
+                float(special.expit(centre - Z95 * se)),
+                float(special.expit(centre + Z95 * se)),
                 float(group_shares[c]),
             ))
     return predictions

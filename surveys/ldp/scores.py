@@ -5,14 +5,14 @@ Pure numpy; no Django. Guide: docs/ldp.md, "Rating scales: the mean score".
 
 A rating question is randomized like any one-answer question over its k points (category c
 is the score s_c = c + 1). The unbiased shares are linear in the support vectors e of the
-reports (``ldp.Mechanism.unbiased``: f_c = (mean(e_c) - b_c) / (a_c - b_c)), so the unbiased
+reports (``Mechanism.unbiased``: f_c = (mean(e_c) - b_c) / (a_c - b_c)), so the unbiased
 mean score s . f is the average of n independent per-report values
 
     v(e) = u . e - sum_c s_c b_c / (a_c - b_c),   u_c = s_c / (a_c - b_c),
 
 and its variance is Var(u . e) / n, estimated as the variance of u . e under the law of
 the reports at shares f: E[u . e] = f . (u^T S) and E[(u . e)^2] = f . q(u, u), with
-q(u, u)_i = E[(u . e)^2 | true category i] (``joint._Side.moment``). For one-hot reports
+q(u, u)_i = E[(u . e)^2 | true category i] (``sides.Side.moment``). For one-hot reports
 ("bit", "index") f is the unbiased f, which sums to 1 and makes these exactly the reports'
 own mean and mean of squares (S f = C / n), times n / (n - 1). Unary reports' support counts
 do not show which bits came together, so their variance follows from the mechanism's law
@@ -25,21 +25,26 @@ to [1, k]; the headline is the unbiased mean clipped to [1, k].
 
 Within groups (``group_means``), the mean of group g is the ratio of the unbiased estimates
 of s . Pi[g] and Pi[g, +], and its variance is the delta method's, as for a share in
-``joint._Model.share_covariance`` with the answer's indicator replaced by the scores.
+``joint_model.JointModel.share_covariance`` with the answer's indicator replaced by the scores.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from scipy.stats import t as student_t
 
-from . import mechanisms as ldp
-from ._checks import check_probability, read_only
-from ._words import gettext_noop
-from .joint import Breakdown, PairCounts, _score_interval, _Side, _unbiased, _widen
+from .checks import check_probability, read_only
+from .joint import Breakdown
+from .joint_fit import unbiased_joint
+from .means import GroupMeans, Mean
+from .mechanisms import Mechanism
+from .pair_counts import PairCounts
+from .planning import fewest_respondents, z_value
+from .score_intervals import bounded_interval
+from .sides import Side
+from .words import gettext_noop
 
 MEAN_INTERVAL_METHOD: str = "student-t"
 """Name of the method behind ``Mean.ci_low``/``ci_high``, for the pages."""
@@ -59,67 +64,28 @@ GROUP_MEAN_DESCRIPTION: str = gettext_noop(
 )
 
 
-def bounded_interval(
-    estimate: np.ndarray, std_error: np.ndarray, low: float, high: float, z: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """The interval for a mean known to lie in [``low``, ``high``] from an unbiased, normal
-    ``estimate`` (not clipped) with ``std_error``: Wald's, with Feldman and Cousins' ordering
-    near the ends (``joint._score_interval`` with a constant variance), so an estimate
-    beyond an end still gets an interval with width there; widened to contain the estimate
-    clipped to the range. [``low``, ``high``] where the standard error is not above 0."""
-    span = high - low
-    known = np.isfinite(estimate) & (std_error > 0)
-    variance = np.zeros(np.shape(estimate) + (4,))
-    variance[..., 0] = np.where(known, std_error, 1.0) ** 2
-    centred = np.where(known, estimate - low, 0.0)
-    t_low, t_high = _score_interval(centred, np.full(np.shape(estimate), span), variance, 1, z)
-    t_low, t_high = _widen(t_low, t_high, np.clip(centred / span, 0, 1))
-    return np.where(known, low + span * t_low, low), np.where(known, low + span * t_high, high)
-
-
 def scores(k: int) -> np.ndarray:
     """The points of a k-point scale: 1, 2, ..., k."""
     return np.arange(1, k + 1, dtype=float)
 
 
-@dataclass(frozen=True)
-class Mean:
-    """A mean with its 95% interval: a rating question's mean score (``mean_score``) or a
-    check-all question's mean number of options ticked (``checkall``). ``estimate`` (the
-    unbiased mean kept within its range; NaN without reports), ``ci_low``/``ci_high`` (its
-    95% interval, the whole range without reports), ``unbiased`` (the mean before it is kept
-    within range) and ``std_error``."""
-
-    estimate: float
-    ci_low: float
-    ci_high: float
-    unbiased: float
-    std_error: float
-
-    def to_dict(self) -> dict[str, float | None]:
-        return {
-            key: value if math.isfinite(value) else None
-            for key, value in self.__dict__.items()
-        }
-
-
 def mean_score(
-    mechanism: ldp.Mechanism, counts: object, n: int, confidence: float = 0.95
+    mechanism: Mechanism, counts: object, n: int, confidence: float = 0.95
 ) -> Mean:
     """The mean score of the points 1..k of ``mechanism``'s question from its k support counts
     and the number of reports n (see the module docstring)."""
     k = mechanism.k
-    c = mechanism._check_counts(counts, n, need_reports=False).astype(float)
+    c = mechanism.check_counts(counts, n, need_reports=False).astype(float)
     alpha = 1 - check_probability("confidence", confidence)
     if n == 0:
         return Mean(math.nan, 1.0, float(k), math.nan, math.nan)
-    f = mechanism._unbiased(c, n)
-    side = _Side(mechanism)
+    f = mechanism.unbiased(c, n)
+    side = Side(mechanism)
     u = scores(k) / side.slope
     # The law of the reports weighs their moments: the unbiased shares for one-hot reports
     # (they sum to 1, and give the reports' own moments); for unary ones the maximum-likelihood
     # shares (see the module docstring).
-    weights = mechanism._mle(c.astype(np.int64), n) if side.unary else f
+    weights = mechanism.mle(c.astype(np.int64), n) if side.unary else f
     first = float(weights @ (u @ side.S))
     second = float(weights @ side.moment(u[None, :], u[None, :])[0])
     variance = max(second - first**2, 0.0) * (n / (n - 1) if n > 1 else math.inf)
@@ -128,46 +94,6 @@ def mean_score(
     half = float(student_t.ppf(1 - alpha / 2, n - 1)) * std_error if n > 1 else math.inf
     low, high = (float(np.clip(x, 1, k)) for x in (unbiased - half, unbiased + half))
     return Mean(float(np.clip(unbiased, 1, k)), low, high, unbiased, std_error)
-
-
-@dataclass(frozen=True, eq=False)
-class GroupMeans:
-    """A mean within each group of question A, on the range [low, high]: a rating scale's
-    mean score (points 1..k, ``group_means``) or a number's (``numbers.group_means``).
-    ``estimate`` (NaN for a group estimated empty), ``ci_low``/``ci_high``, ``unbiased``
-    (the mean before it is kept within the range), ``std_error``, and ``covariance`` (n
-    times the covariance matrix of the groups' means) for ``difference``."""
-
-    n: int
-    low: float
-    high: float
-    estimate: np.ndarray
-    ci_low: np.ndarray
-    ci_high: np.ndarray
-    unbiased: np.ndarray
-    std_error: np.ndarray
-    covariance: np.ndarray
-    z: float
-
-    def difference(self, group_1: int, group_2: int) -> tuple[float, float, float]:
-        """(estimate, ci_low, ci_high) of the mean of ``group_1`` minus that of ``group_2``:
-        the difference of the estimates, and ``bounded_interval`` of the difference of the
-        unbiased means on +- the range with the delta method's variance (so the interval is
-        centred where the estimates are not pulled in by the ends of the range); NaN and
-        the whole range when either group is estimated empty, the whole range when the
-        variance of the difference is not estimated above 0."""
-        spread = self.high - self.low
-        estimate = float(self.estimate[group_1] - self.estimate[group_2])
-        if not math.isfinite(estimate):
-            return math.nan, -spread, spread
-        c = self.covariance
-        variance = c[group_1, group_1] + c[group_2, group_2] - 2 * c[group_1, group_2]
-        if not variance > 0:
-            return estimate, -spread, spread
-        unbiased = np.array([self.unbiased[group_1] - self.unbiased[group_2]])
-        std_error = np.array([math.sqrt(float(variance) / self.n)])
-        low, high = bounded_interval(unbiased, std_error, -spread, spread, self.z)
-        return estimate, float(min(low[0], estimate)), float(max(high[0], estimate))
 
 
 def group_means(found: Breakdown, counts: PairCounts, confidence: float = 0.95) -> GroupMeans:
@@ -186,8 +112,8 @@ def group_means(found: Breakdown, counts: PairCounts, confidence: float = 0.95) 
     the covariance of groups g and g' is then
     q_A(u_g, u_g')^T Pi q_B(h_g, h_g') / (Pi[g, +] Pi[g', +] n)."""
     k_a, k_b = found.share.shape
-    z = ldp.z_value(confidence)
-    model = found._model
+    z = z_value(confidence)
+    model = found.model
     if model is None:  # no reports
         unknown = np.full(k_a, np.nan)
         return GroupMeans(
@@ -196,7 +122,7 @@ def group_means(found: Breakdown, counts: PairCounts, confidence: float = 0.95) 
             read_only(np.full((k_a, k_a), np.nan)), z,
         )
     side_a, side_b, pi = model.side_a, model.side_b, model.pi
-    unbiased = _unbiased(side_a, side_b, counts)
+    unbiased = unbiased_joint(side_a, side_b, counts)
     totals = unbiased.sum(axis=1)
     known = np.isfinite(found.share[:, 0]) & (totals > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -220,7 +146,7 @@ def group_means(found: Breakdown, counts: PairCounts, confidence: float = 0.95) 
     )
 
 
-def _worst_variance_times_n(mechanism: ldp.Mechanism) -> float:
+def _worst_variance_times_n(mechanism: Mechanism) -> float:
     """Var(v) (n times the variance of the unbiased mean score) in the worst case over the
     true distributions of the k points.
 
@@ -229,7 +155,7 @@ def _worst_variance_times_n(mechanism: ldp.Mechanism) -> float:
     s_i^2), and for a given mean E_f[s^2] is largest with every answer at an end of the
     scale. So the worst case is a mix of points 1 and k, f = (1 - t) e_1 + t e_k, where
     Var(v) is a concave quadratic in t with its maximum at a closed-form t."""
-    side = _Side(mechanism)
+    side = Side(mechanism)
     k = mechanism.k
     u = scores(k) / side.slope
     q = side.moment(u[None, :], u[None, :])[0]
@@ -239,20 +165,20 @@ def _worst_variance_times_n(mechanism: ldp.Mechanism) -> float:
     return float(q0 + t * (q1 - q0) - (m0 + t * (m1 - m0)) ** 2)
 
 
-def mean_margin(mechanism: ldp.Mechanism, n: int, confidence: float = 0.95) -> float:
+def mean_margin(mechanism: Mechanism, n: int, confidence: float = 0.95) -> float:
     """Planner: the half-width z sd of the interval for the mean score with n reports, in
     points of the scale, in the worst case over the answers; n = 0 gives infinity."""
-    z = ldp.z_value(confidence)
+    z = z_value(confidence)
     return math.inf if n == 0 else z * math.sqrt(_worst_variance_times_n(mechanism) / n)
 
 
-def n_for_mean_margin(mechanism: ldp.Mechanism, margin: float, confidence: float = 0.95) -> int:
+def n_for_mean_margin(mechanism: Mechanism, margin: float, confidence: float = 0.95) -> int:
     """Smallest n with ``mean_margin(mechanism, n) <= margin`` (points of the scale, > 0).
-    ValueError for a target needing more than ``ldp.MAX_PLANNED_RESPONDENTS`` reports."""
+    ValueError for a target needing more than ``planning.MAX_PLANNED_RESPONDENTS`` reports."""
     if not (math.isfinite(margin) and margin > 0):
         raise ValueError(f"margin must be a positive number of points, got {margin!r}")
-    return ldp.fewest_respondents(
-        ldp.z_value(confidence) ** 2 * _worst_variance_times_n(mechanism) / margin**2,
+    return fewest_respondents(
+        z_value(confidence) ** 2 * _worst_variance_times_n(mechanism) / margin**2,
         margin,
         lambda n: mean_margin(mechanism, n, confidence),
         f"a margin of {margin:g} points on the mean score",

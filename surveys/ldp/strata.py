@@ -45,25 +45,14 @@ from typing import Any
 
 import numpy as np
 
-from . import mechanisms as ldp
-from ._checks import read_only
-from ._words import gettext_noop
-from .joint import (
-    EMPTY_GROUP_SIZE,
-    Association,
-    Breakdown,
-    PairCounts,
-    _breakdown,
-    _count_pairs,
-    _floats,
-    _pseudo_inverse,
-    _Side,
-    _support_matrix,
-    _weights,
-    _widen,
-    breakdown,
-    chi2_sf,
-)
+from .association import Association, chi2_sf, pseudo_inverse
+from .checks import json_floats, read_only
+from .joint import EMPTY_GROUP_SIZE, Breakdown, breakdown, breakdown_of_sides
+from .mechanisms import Mechanism
+from .pair_counts import PairCounts, checked_reports, checked_weights, count_pairs
+from .score_intervals import widen
+from .sides import Side
+from .words import gettext_noop
 
 ASSOCIATION_DESCRIPTION: str = gettext_noop(
     "Test, within each group of the second grouping question, of whether the answers differ "
@@ -78,7 +67,7 @@ ONE_HOT = ("bit", "index")
 report)."""
 
 
-def _check_groupings(mech_g: ldp.Mechanism, mech_s: ldp.Mechanism) -> None:
+def _check_groupings(mech_g: Mechanism, mech_s: Mechanism) -> None:
     for name, mech in (("mech_g", mech_g), ("mech_s", mech_s)):
         if mech.encoding not in ONE_HOT:
             raise ValueError(
@@ -86,15 +75,15 @@ def _check_groupings(mech_g: ldp.Mechanism, mech_s: ldp.Mechanism) -> None:
             )
 
 
-def _check_question(mech_q: ldp.Mechanism) -> None:
+def _check_question(mech_q: Mechanism) -> None:
     if mech_q.encoding not in (*ONE_HOT, "unary"):
         raise ValueError(f"mech_q must be yes/no, GRR or unary, not {mech_q.encoding!r}")
 
 
 def triple_counts(
-    mech_g: ldp.Mechanism,
-    mech_s: ldp.Mechanism,
-    mech_q: ldp.Mechanism,
+    mech_g: Mechanism,
+    mech_s: Mechanism,
+    mech_q: Mechanism,
     reports_g: Sequence[Any],
     reports_s: Sequence[Any],
     reports_q: Sequence[Any],
@@ -106,13 +95,13 @@ def triple_counts(
     one-hot."""
     _check_groupings(mech_g, mech_s)
     _check_question(mech_q)
-    rg = _support_matrix(mech_g, reports_g, "reports_g")
-    rs = _support_matrix(mech_s, reports_s, "reports_s")
-    rq = _support_matrix(mech_q, reports_q, "reports_q")
+    rg = checked_reports(mech_g, reports_g, "reports_g")
+    rs = checked_reports(mech_s, reports_s, "reports_s")
+    rq = checked_reports(mech_q, reports_q, "reports_q")
     if not len(rg) == len(rs) == len(rq):
         raise ValueError(f"reports differ in length ({len(rg)}, {len(rs)} and {len(rq)})")
-    w = _weights(weights, len(rg))
-    return _count_pairs(rg * mech_s.k + rs, rq, w, mech_g.k * mech_s.k, mech_q.tally_size)
+    w = checked_weights(weights, len(rg))
+    return count_pairs(rg * mech_s.k + rs, rq, w, mech_g.k * mech_s.k, mech_q.tally_size)
 
 
 @dataclass(frozen=True, eq=False)
@@ -154,7 +143,7 @@ class Stratified:
         return {
             "n": self.n,
             **{
-                name: _floats(getattr(self, name))
+                name: json_floats(getattr(self, name))
                 for name in (
                     "stratum_share", "stratum_ci_low", "stratum_ci_high", "stratum_size",
                     "group_share", "group_ci_low", "group_ci_high", "group_size", "share",
@@ -163,16 +152,19 @@ class Stratified:
             },
             "small_group": self.small_group.tolist(),
             "association": [
-                {"statistic": _floats(a.statistic), "df": a.df, "p_value": _floats(a.p_value)}
+                {
+                    "statistic": json_floats(a.statistic), "df": a.df,
+                    "p_value": json_floats(a.p_value),
+                }
                 for a in self.association
             ],
         }
 
 
 def stratified_breakdown(
-    mech_g: ldp.Mechanism,
-    mech_s: ldp.Mechanism,
-    mech_q: ldp.Mechanism,
+    mech_g: Mechanism,
+    mech_s: Mechanism,
+    mech_q: Mechanism,
     counts: PairCounts,
     confidence: float = 0.95,
 ) -> Stratified:
@@ -181,9 +173,9 @@ def stratified_breakdown(
     inconsistent ones, or a grouping question that is not one-hot."""
     _check_groupings(mech_g, mech_s)
     _check_question(mech_q)
-    side_g, side_s, side_q = _Side(mech_g), _Side(mech_s), _Side(mech_q)
+    side_g, side_s, side_q = Side(mech_g), Side(mech_s), Side(mech_q)
     k_g, k_s, k_q = side_g.k, side_s.k, side_q.k
-    combined_side = _Side(None, np.kron(side_g.S, side_s.S))
+    combined_side = Side(None, np.kron(side_g.S, side_s.S))
     if not isinstance(counts, PairCounts) or counts.joint.shape != (k_g * k_s, k_q):
         raise ValueError(f"counts must be PairCounts of shape ({k_g * k_s}, {k_q})")
     n = counts.n
@@ -195,7 +187,7 @@ def stratified_breakdown(
         cells = breakdown(mech_g, mech_s, g_by_s, confidence)
         return cells.joint_ci_low.ravel(), cells.joint_ci_high.ravel()
 
-    found = _breakdown(combined_side, side_q, counts, confidence, group_intervals)
+    found = breakdown_of_sides(combined_side, side_q, counts, confidence, group_intervals)
 
     def by_stratum(values: np.ndarray) -> np.ndarray:
         """Rows (g, s) as [s, g, ...]."""
@@ -206,7 +198,7 @@ def stratified_breakdown(
     if n == 0:
         stratum_low, stratum_high = np.zeros(k_s), np.ones(k_s)
     else:
-        stratum_low, stratum_high = _widen(
+        stratum_low, stratum_high = widen(
             *mech_s.intervals(g_by_s.b, n, confidence), stratum_share
         )
     return Stratified(
@@ -231,7 +223,7 @@ def stratified_breakdown(
 
 
 def _association_within(
-    side_g: _Side, side_s: _Side, side_q: _Side, counts: PairCounts, pi: np.ndarray, s: int
+    side_g: Side, side_s: Side, side_q: Side, counts: PairCounts, pi: np.ndarray, s: int
 ) -> Association:
     """The test of "G and Q are independent given S = s" (module docstring), with ``pi`` the
     fitted three-way table [g, s, j]."""
@@ -257,7 +249,7 @@ def _association_within(
     a_g = side_g.centered_moments(side_g.S @ groups)
     a_q = side_q.centered_moments(side_q.S @ answers)
     sigma = np.einsum("gj,gab,jcd->acbd", weight, a_g, a_q).reshape(k_g * k_q, k_g * k_q)
-    inverse, df = _pseudo_inverse(sigma / size**2)
+    inverse, df = pseudo_inverse(sigma / size**2)
     if df == 0:
         return Association(0.0, 0, 1.0)
     statistic = float(n * c @ inverse @ c)

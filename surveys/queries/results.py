@@ -59,7 +59,7 @@ the page's language: ``in_words``)."""
 
 def in_words(methods: dict[str, Any]) -> dict[str, Any]:
     """``methods`` with every description (a string, or a "description" key) translated into
-    the active language; the core marks them for the catalogues (``surveys.ldp._words``)."""
+    the active language; the core marks them for the catalogues (``surveys.ldp.words``)."""
     return {
         key: gettext(value) if isinstance(value, str)
         else value | {"description": gettext(value["description"])}

@@ -93,7 +93,7 @@ def test_the_authoring_panel_plans_the_mean_score_in_points_of_the_scale(
         [scores.mean_margin(mechanism, row["n"]) for row in plan["margins"]])
     assert client.get(url, {"epsilon": "1", "kind": "categorical", "k": "7"}).json()[
         "mean_score"] is None
-    monkeypatch.setattr(ldp.mechanisms, "MAX_PLANNED_RESPONDENTS", 1000)
+    monkeypatch.setattr(ldp.planning, "MAX_PLANNED_RESPONDENTS", 1000)
     out_of_reach = client.get(url, {"epsilon": "0.5", "kind": "rating", "k": "7"}).json()
     assert out_of_reach["mean_score"]["n_for_target_margin"] is None
 

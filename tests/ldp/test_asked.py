@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from surveys import ldp
-from surveys.ldp import joint
+from surveys.ldp import joint, joint_fit, sides
 from surveys.ldp.among import among_answered
 from surveys.ldp.asked import allowed_cells, among_asked
 
@@ -34,7 +34,7 @@ def test_the_joint_fit_keeps_the_structural_zeros_at_zero():
     parent, child = ldp.grr(1.0, 2), ldp.grr(1.0, 4)
     counts = study(parent, child, 0.3, [0.5, 0.3, 0.2], 3000, rng)
     allowed = allowed_cells(2, 4, [1])
-    pi = joint._fit(joint._Side(parent), joint._Side(child), counts, allowed)
+    pi = joint_fit.fit_joint(sides.Side(parent), sides.Side(child), counts, allowed)
     assert np.all(pi[~allowed] == 0)
     assert np.all(pi[allowed] > 0) and pi.sum() == pytest.approx(1)
 

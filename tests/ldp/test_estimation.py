@@ -93,7 +93,7 @@ def exact_coverage(m: ldp.Mechanism, n: int, share: float) -> float:
     """Coverage of ``intervals`` for one category at a true share, summed exactly over the
     Binomial(n, lam) law of its support count (no simulation error)."""
     c = m.k - 1  # category whose share is set; the others share the rest
-    lam = m._b[c] + (m._a[c] - m._b[c]) * share
+    lam = m.b[c] + (m.a[c] - m.b[c]) * share
     ys = np.arange(n + 1)
     log_pmf = np.array(
         [math.lgamma(n + 1) - math.lgamma(y + 1) - math.lgamma(n - y + 1) for y in ys]
@@ -548,10 +548,10 @@ def test_estimate_rejects_inconsistent_counts(m, counts, n):
 
 @pytest.mark.parametrize("n", [1, 30, 1000, 10**7])
 def test_log_binomial_coefficients_are_tabulated_once_per_n(n):
-    from surveys.ldp import _intervals
+    from surveys.ldp import feldman_cousins
 
-    table, log_choose = _intervals.count_table(n)
-    assert _intervals.count_table(n)[1] is log_choose  # cached
+    table, log_choose = feldman_cousins.count_table(n)
+    assert feldman_cousins.count_table(n)[1] is log_choose  # cached
     assert table[0] == 0 and table[-1] == n and np.all(np.diff(table) > 0)
     expected = [math.log(math.comb(n, int(t))) for t in table]
     # ln n! - ln t! - ln (n - t)! cancels: the error is a few ulps of ln n!.
@@ -565,23 +565,23 @@ def test_exact_p_value_is_the_sum_over_every_count(m, n):
     """The tails from the incomplete beta function against a sum of math.comb terms over all
     n + 1 counts, at every trial rate between lam_hat(y) and both ends; both are exact, so
     they agree to rounding (1e-12)."""
-    from surveys.ldp import _intervals
+    from surveys.ldp import feldman_cousins
 
-    a, b = float(m._a[0]), float(m._b[0])
+    a, b = float(m.a[0]), float(m.b[0])
     ys = np.array([0.0, 1.0, 3.0, n * (a + b) / 2 // 1, n - 2.0, float(n)])
     size = ys.size
     ends = tuple(np.full(size, v) for v in (a, b, 1 - a, 1 - b))
     count = np.concatenate([ys, ys])[:, None]
     two = np.concatenate([ends[0], ends[0]])[:, None], np.concatenate([ends[1], ends[1]])[:, None]
-    side = _intervals.Ends(count, two[0], two[1], 1 - two[0], 1 - two[1], two[0] - two[1], count,
-                           np.zeros(2 * size, int), np.arange(2 * size))
-    side = side._replace(best=_intervals.best_log_likelihood(count, n, side))
+    side = feldman_cousins.Ends(count, two[0], two[1], 1 - two[0], 1 - two[1], two[0] - two[1],
+                                count, np.zeros(2 * size, int), np.arange(2 * size))
+    side = side._replace(best=feldman_cousins.best_log_likelihood(count, n, side))
     upward = np.arange(2 * size) >= size
     hat = np.clip((ys / n - b) / (a - b), 0, 1)
     inside, outside = np.concatenate([hat, hat]), np.concatenate([np.zeros(size), np.ones(size)])
     f = inside[:, None] + (outside - inside)[:, None] * np.linspace(0.01, 0.99, 25)
-    table = _intervals.crossings(n, side, upward)
-    got = _intervals.p_value(f, n, side, table, upward)
+    table = feldman_cousins.crossings(n, side, upward)
+    got = feldman_cousins.p_value(f, n, side, table, upward)
     lam = b + (a - b) * f
     exact = n * lam * (1 - lam) <= ldp.EXACT_BELOW_VARIANCE
     assert exact.sum() > 100
@@ -633,7 +633,7 @@ def test_interval_is_the_hull_of_the_accepted_shares(m):
     p-value is the direct sum (``direct_p_values``); the module's ends are good to 2e-11,
     far below the grid's spacing of 5e-5 and the 1e-9 step."""
     n = 30
-    a, b = float(m._a[0]), float(m._b[0])
+    a, b = float(m.a[0]), float(m.b[0])
     grid = np.linspace(0, 1, 20_001)
     low, high = m.category_intervals(0, np.arange(n + 1), n)
     for y in range(n + 1):
@@ -657,26 +657,26 @@ def test_interval_ends_are_where_the_p_value_crosses_or_jumps_past_alpha(m, n):
     the regime's switch), it is alpha at the end: the end is exact to 2e-11 in f, 1/50 of
     the 1e-9 steps, so |p(end) - alpha| is at most 1/50 of the change of p over the two steps
     (the slope barely changes over 2e-9), plus rounding."""
-    from surveys.ldp import _intervals
+    from surveys.ldp import feldman_cousins
 
     rng = np.random.default_rng(n)
-    a, b = float(m._a[0]), float(m._b[0])
+    a, b = float(m.a[0]), float(m.b[0])
     counts = np.unique(np.concatenate([[0, 1, n - 1, n], rng.binomial(n, b + (a - b) *
                                                                        rng.uniform(0, 1, 60))]))
     low, high = m.category_intervals(0, counts, n)
     size = counts.size
     count = counts.astype(float)[:, None]
     ends = (np.full((size, 1), v) for v in (a, b, 1 - a, 1 - b))
-    side = _intervals.Ends(count, *ends, np.full((size, 1), a - b), count, np.zeros(size, int),
-                           np.arange(size))
-    side = side._replace(best=_intervals.best_log_likelihood(count, n, side))
+    side = feldman_cousins.Ends(count, *ends, np.full((size, 1), a - b), count, np.zeros(size, int),
+                                np.arange(size))
+    side = side._replace(best=feldman_cousins.best_log_likelihood(count, n, side))
     checked = 0
     for end, upward in ((low, False), (high, True)):
         direction = np.full(size, upward)
-        table = _intervals.crossings(n, side, direction)
+        table = feldman_cousins.crossings(n, side, direction)
         step = 1e-9 if upward else -1e-9
         points = np.stack([end - step, end, end + step], axis=1)
-        p = _intervals.p_value(np.clip(points, 0, 1), n, side, table, direction)
+        p = feldman_cousins.p_value(np.clip(points, 0, 1), n, side, table, direction)
         interior = (end > 1e-8) & (end < 1 - 1e-8)
         assert np.all(p[interior, 0] > 0.05) and np.all(p[interior, 2] <= 0.05)
         lam = b + (a - b) * end

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from surveys import ldp
-from surveys.ldp import _headline
+from surveys.ldp import pooling
 
 
 def random_counts(m, n, size, rng):
@@ -40,7 +40,7 @@ def test_it_is_on_the_simplex(m, n):
     assert np.allclose(headline.sum(axis=-1), 1, rtol=0, atol=1e-12)
     # Leaders keep their MLE share; the rest lie between their MLE share and their mean.
     mle = m.mle(counts, n)
-    leaders = mle > _headline.LEADER_SDS * np.sqrt(m.variance(np.zeros(m.k), n))
+    leaders = mle > pooling.LEADER_SDS * np.sqrt(m.variance(np.zeros(m.k), n))
     assert np.array_equal(headline[leaders], mle[leaders])
 
 
@@ -53,12 +53,12 @@ def test_it_pools_small_answers_whose_spread_is_noise():
     mle = np.array([0.6, 0.15, 0.1, 0.08, 0.05, 0.02])
     unbiased = np.array([0.6, 0.17, 0.09, 0.06, 0.04, -0.06])
     floor = np.full(6, 0.01)
-    headline = _headline.pooled(mle, unbiased, np.full(6, 0.015), floor)
+    headline = pooling.pooled(mle, unbiased, np.full(6, 0.015), floor)
     assert headline[0] == 0.6
     assert np.allclose(headline[1:], 0.08) and np.isclose(headline.sum(), 1)
     variance = np.array([0.015, 0.006, 0.006, 0.006, 0.006, 0.006])
-    assert not np.any(mle[1:] > _headline.LEADER_SDS * np.sqrt(floor[1:]))
-    partly = _headline.pooled(mle, unbiased, variance, floor)
+    assert not np.any(mle[1:] > pooling.LEADER_SDS * np.sqrt(floor[1:]))
+    partly = pooling.pooled(mle, unbiased, variance, floor)
     factor = 1 - 2 * 0.006 / 0.0278
     assert np.allclose(partly[1:], 0.08 + factor * (mle[1:] - 0.08))
     assert np.all(np.diff(partly[1:]) < 0) and np.isclose(partly.sum(), 1)

@@ -14,7 +14,9 @@ import pytest
 from scipy.special import ndtr
 
 from surveys import ldp
-from surveys.ldp import bounded, joint
+from surveys.ldp import association, bounded, joint, joint_fit, joint_model, sides
+from surveys.ldp.joint_fit import unbiased_joint
+from surveys.ldp.score_intervals import score_interval
 
 
 def simulate(mech_a, mech_b, pi, n, rng):
@@ -191,9 +193,9 @@ def test_unbiased_joint_averages_to_the_truth(name):
     probability about 6e-5 per cell, so about 0.005 over this file's ~80 cells."""
     mech_a, mech_b, pi = PAIRS[name]
     rng = np.random.default_rng(4)
-    side_a, side_b = joint._Side(mech_a), joint._Side(mech_b)
+    side_a, side_b = sides.Side(mech_a), sides.Side(mech_b)
     estimates = np.array([
-        joint._unbiased(side_a, side_b, simulate(mech_a, mech_b, pi, 500, rng))
+        unbiased_joint(side_a, side_b, simulate(mech_a, mech_b, pi, 500, rng))
         for _ in range(400)
     ])
     error = np.abs(estimates.mean(axis=0) - pi) / (estimates.std(axis=0) / math.sqrt(400))
@@ -211,12 +213,12 @@ def test_variance_formula_matches_the_simulated_spread(name):
     sample variance has relative sd sqrt(2 / 399) = 7%, so [0.72, 1.28] is 4 sd around 1."""
     mech_a, mech_b, pi = PAIRS[name]
     rng = np.random.default_rng(5)
-    side_a, side_b = joint._Side(mech_a), joint._Side(mech_b)
+    side_a, side_b = sides.Side(mech_a), sides.Side(mech_b)
     estimates = np.array([
-        joint._unbiased(side_a, side_b, simulate(mech_a, mech_b, pi, 500, rng))
+        unbiased_joint(side_a, side_b, simulate(mech_a, mech_b, pi, 500, rng))
         for _ in range(400)
     ])
-    model = joint._Model(side_a, side_b, pi)
+    model = joint_model.JointModel(side_a, side_b, pi)
     cells = cubic(model.cell_variance(), pi)  # V at the true share
     assert np.all(np.abs(estimates.var(axis=0) * 500 / cells - 1) < 0.28)
     totals = estimates.sum(axis=2).var(axis=0) * 500
@@ -270,7 +272,7 @@ def test_headline_is_the_maximum_likelihood():
     rng = np.random.default_rng(8)
     for _ in range(200):
         moved = fitted + 0.002 * rng.dirichlet(np.ones(pi.size)).reshape(pi.shape)
-        assert log_likelihood(moved / moved.sum()) <= best + joint.FIT_TOLERANCE
+        assert log_likelihood(moved / moved.sum()) <= best + joint_fit.FIT_TOLERANCE
 
 
 def test_no_reports_means_nothing_is_known():
@@ -315,7 +317,7 @@ def test_an_empty_group_is_flagged_and_its_shares_are_unknown():
 def test_mover_is_zou_and_donners_away_from_the_bounds():
     """Shares 0.40 in [0.37, 0.44] and 0.25 in [0.20, 0.31], uncorrelated: the difference 0.15
     goes down by sqrt(0.03^2 + 0.06^2) and up by sqrt(0.04^2 + 0.05^2)."""
-    low, high = joint._mover(*np.array([[0.40], [0.37], [0.44], [0.25], [0.20], [0.31], [0.0]]))
+    low, high = joint.mover(*np.array([[0.40], [0.37], [0.44], [0.25], [0.20], [0.31], [0.0]]))
     assert low[0] == pytest.approx(0.15 - math.hypot(0.03, 0.06))
     assert high[0] == pytest.approx(0.15 + math.hypot(0.04, 0.05))
 
@@ -325,7 +327,7 @@ def test_mover_takes_the_wider_side_where_a_share_interval_stops_at_0():
     reaches up to 0.40: its spread downwards is taken as 0.33, not 0.07. The difference's
     upper end 0.33 + sqrt(0.03^2 + 0.33^2) then passes the difference of the ends, 0.43 - 0,
     and stops there (Zou and Donner's alone: 0.33 + sqrt(0.03^2 + 0.07^2) = 0.406)."""
-    low, high = joint._mover(*np.array([[0.40], [0.37], [0.43], [0.07], [0.0], [0.40], [0.0]]))
+    low, high = joint.mover(*np.array([[0.40], [0.37], [0.43], [0.07], [0.0], [0.40], [0.0]]))
     assert high[0] == pytest.approx(0.43)
     assert low[0] == pytest.approx(0.33 - math.hypot(0.03, 0.33))
 
@@ -336,7 +338,7 @@ def test_score_interval_is_wilsons_without_randomization():
     trial grid's spacing."""
     z = 1.959963984540054
     for n, x in ((20, 0.0), (20, 0.35), (300, 0.05), (300, 1.0), (10**7, 0.4), (10**7, 1e-6)):
-        low, high = joint._score_interval(
+        low, high = score_interval(
             np.array([x]), np.ones(1), np.array([[0.0, 1.0, -1.0, 0.0]]), n, z
         )
         centre, half = x + z * z / (2 * n), z * math.sqrt(x * (1 - x) / n + z * z / (4 * n * n))
@@ -367,16 +369,16 @@ def test_an_estimate_beyond_0_or_1_gets_an_interval_with_width_at_that_end():
     Without randomization (no variance at 0 or 1) no estimate can fall beyond them: one that
     does gets the interval of 0 or 1, Wilson's."""
     randomized = np.array([[0.25, 0.5, -0.5, 0.0]] * 4)  # V(t) > 0 on [0, 1]
-    low, high = joint._score_interval(
+    low, high = score_interval(
         np.array([-5.0, -0.5, -0.1, 0.0]), np.ones(4), randomized, 400, 1.96
     )
     assert low.tolist() == [0, 0, 0, 0] and 0 < high[0] < high[1] < high[2] < high[3]
-    low, high = joint._score_interval(
+    low, high = score_interval(
         np.array([6.0, 1.5, 1.1, 1.0]), np.ones(4), randomized, 400, 1.96
     )
     assert high.tolist() == [1, 1, 1, 1] and low[0] > low[1] > low[2] > low[3] > 0
     plain = np.array([[0.0, 1.0, -1.0, 0.0]] * 4)
-    low, high = joint._score_interval(np.array([-0.3, 0.0, 1.4, 1.0]), np.ones(4), plain, 50, 1.96)
+    low, high = score_interval(np.array([-0.3, 0.0, 1.4, 1.0]), np.ones(4), plain, 50, 1.96)
     assert low[0] == low[1] == 0 and high[0] == high[1] == pytest.approx(1.96**2 / (50 + 1.96**2))
     assert high[2] == high[3] == 1 and low[2] == low[3] == pytest.approx(50 / (50 + 1.96**2))
 
@@ -384,7 +386,7 @@ def test_an_estimate_beyond_0_or_1_gets_an_interval_with_width_at_that_end():
 def test_a_share_of_a_group_estimated_empty_can_be_anything():
     """Where the group's unbiased size is 0 or below, the share's interval is [0, 1],
     whatever the cell's estimate."""
-    low, high = joint._score_interval(
+    low, high = score_interval(
         np.array([1.5, -2.0]), np.array([-0.1, 0.0]), np.array([[0.5, 1.0, -1.0, 0.2]] * 2),
         300, 1.96,
     )
@@ -405,7 +407,7 @@ def test_no_interval_has_zero_width_when_noise_swamps_the_cells():
         for _ in range(50):
             counts = simulate(mech, mech, pi, 300, rng)
             found = joint.breakdown(mech, mech, counts)
-            unbiased = joint._unbiased(joint._Side(mech), joint._Side(mech), counts)
+            unbiased = unbiased_joint(sides.Side(mech), sides.Side(mech), counts)
             clipped += int(np.sum((unbiased < 0) | (unbiased > unbiased.sum(axis=1)[:, None])))
             for low, high, estimate in (
                 (found.joint_ci_low, found.joint_ci_high, found.joint),
@@ -475,14 +477,14 @@ def test_association_test_holds_its_size_under_independence(name, n, replicates)
     mech_a, mech_b, pi = PAIRS[name]
     null = np.outer(pi.sum(axis=1), pi.sum(axis=0))
     rng = np.random.default_rng(10)
-    side_a, side_b = joint._Side(mech_a), joint._Side(mech_b)
+    side_a, side_b = sides.Side(mech_a), sides.Side(mech_b)
     rejected = 0
     for _ in range(replicates):
         if mech_a.encoding == "unary" or mech_b.encoding == "unary":
             counts = simulate(mech_a, mech_b, null, n, rng)
         else:
             counts = simulate_fast(mech_a, mech_b, null, n, rng)
-        rejected += joint._association(side_a, side_b, counts).p_value < 0.05
+        rejected += association.association_test(side_a, side_b, counts).p_value < 0.05
     assert abs(rejected / replicates - 0.05) <= 3 * math.sqrt(0.05 * 0.95 / replicates)
 
 
@@ -493,7 +495,7 @@ def test_association_test_is_pearsons_chi_square_for_one_hot_reports():
     found = joint.breakdown(*PAIRS["grr x grr"][:2], counts).association
     assert found.statistic == pytest.approx(pearson)
     assert found.df == 2 * 4
-    assert found.p_value == pytest.approx(joint.chi2_sf(pearson, 8))
+    assert found.p_value == pytest.approx(association.chi2_sf(pearson, 8))
 
 
 def test_chi_square_survival_function_matches_known_values():
@@ -501,21 +503,21 @@ def test_chi_square_survival_function_matches_known_values():
     for x in (0.001, 0.5, 3.0, 10.0, 40.0, 200.0, 1000.0):
         for m in (1, 2, 5, 30):
             expected = math.exp(-x / 2) * sum((x / 2) ** j / math.factorial(j) for j in range(m))
-            assert joint.chi2_sf(x, 2 * m) == pytest.approx(expected, rel=1e-12, abs=1e-300)
-        assert joint.chi2_sf(x, 1) == pytest.approx(math.erfc(math.sqrt(x / 2)), rel=1e-12)
+            assert association.chi2_sf(x, 2 * m) == pytest.approx(expected, rel=1e-12, abs=1e-300)
+        assert association.chi2_sf(x, 1) == pytest.approx(math.erfc(math.sqrt(x / 2)), rel=1e-12)
     # Table quantiles (Abramowitz & Stegun 26.4): upper 5% and 1% points.
     for x, df, p in ((3.841458820694124, 1, 0.05), (18.307038053275146, 10, 0.05),
                      (124.34211340400407, 100, 0.05), (6.6348966010212145, 1, 0.01),
                      (37.56623478662507, 20, 0.01)):
-        assert joint.chi2_sf(x, df) == pytest.approx(p, rel=1e-10)
-    assert joint.chi2_sf(0, 3) == 1
+        assert association.chi2_sf(x, df) == pytest.approx(p, rel=1e-10)
+    assert association.chi2_sf(0, 3) == 1
     # Many degrees of freedom: Q(m, x/2) = P(Poisson(x/2) <= m - 1), summed in logs.
     for x, m in ((2400.0, 1250), (2500.0, 1250), (2700.0, 1250)):
         mean = x / 2
         expected = sum(math.exp(j * math.log(mean) - mean - math.lgamma(j + 1)) for j in range(m))
-        assert joint.chi2_sf(x, 2 * m) == pytest.approx(expected, rel=1e-9)
+        assert association.chi2_sf(x, 2 * m) == pytest.approx(expected, rel=1e-9)
     with pytest.raises(ValueError):
-        joint.chi2_sf(1.0, 0)
+        association.chi2_sf(1.0, 0)
 
 
 # Planning -------------------------------------------------------------------------------------
@@ -539,10 +541,10 @@ def test_planner_is_monotone_and_matches_simulation():
     groups, answers = np.array([0.2, 0.4, 0.4]), np.array([0.05] + [0.2375] * 4)
     pi = groups[:, None] * answers
     rng = np.random.default_rng(12)
-    side_a, side_b = joint._Side(mech_a), joint._Side(mech_b)
+    side_a, side_b = sides.Side(mech_a), sides.Side(mech_b)
     shares = []
     for _ in range(1000):
-        estimate = joint._unbiased(side_a, side_b, simulate_fast(mech_a, mech_b, pi, 4000, rng))
+        estimate = unbiased_joint(side_a, side_b, simulate_fast(mech_a, mech_b, pi, 4000, rng))
         shares.append(estimate[0, 0] / estimate[0].sum())
     planned = joint.margin_within_group(mech_a, mech_b, 4000, 0.2, 0.05)
     assert 1.959964 * np.std(shares) == pytest.approx(planned, rel=0.1)

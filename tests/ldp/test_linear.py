@@ -28,7 +28,7 @@ def true_table() -> np.ndarray:
 
 def true_coefficients(table: np.ndarray) -> np.ndarray:
     """Least squares of the score on the design among those who answered, true answers."""
-    design = linear._design(PREDICTORS, (3, 2))
+    design = linear.design_matrix(PREDICTORS, (3, 2))
     answered = table[:5].reshape(5, -1)
     scores = np.arange(1, 6)
     a = np.einsum("yx,xi,xj->ij", answered, design, design)
@@ -94,7 +94,7 @@ def test_a_number_is_explained_like_a_score_and_refusals_are_set_aside():
     counts = np.zeros((linear.report_size(outcome), 3, 2), dtype=np.int64)
     np.add.at(counts, reports, 1)
     fitted = linear.fit(outcome, PREDICTORS, counts)
-    design = linear._design(PREDICTORS, (3, 2))[year * 2 + campus][~refused]
+    design = linear.design_matrix(PREDICTORS, (3, 2))[year * 2 + campus][~refused]
     truth = np.linalg.lstsq(design, days[~refused], rcond=None)[0]
     for coefficient, true in zip(fitted.coefficients, truth, strict=True):
         assert abs(coefficient.estimate - true) < 5 * coefficient.std_error

@@ -26,7 +26,7 @@ def test_exact_epsilon_over_every_input_of_the_grid(epsilon):
 def test_the_reports_value_has_the_true_position_as_exact_expectation(epsilon):
     mechanism = ldp.number_window(epsilon, -5, 5, 1)
     for i in range(mechanism.steps + 1):
-        expected = mechanism.report_probabilities(i) @ mechanism._values
+        expected = mechanism.report_probabilities(i) @ mechanism.position_values()
         assert expected == pytest.approx(i / mechanism.steps, abs=1e-12)
 
 
@@ -155,7 +155,7 @@ def test_the_values_mean_the_number_and_whether_one_was_given(extras):
         law = mechanism.extra_probabilities(e)
         assert (law @ values, law @ answered) == pytest.approx((0, 0), abs=1e-9)
     if not extras:
-        assert np.allclose(values, mechanism.to_unit(numbers._values(mechanism.matrix())))
+        assert np.allclose(values, mechanism.to_unit(numbers.position_values(mechanism.matrix())))
         assert np.allclose(answered, 1, atol=1e-12)
 
 

@@ -83,7 +83,7 @@ def test_the_gradient_is_the_likelihoods_derivative(rating, no_answer):
     counts = regression.simulate_counts(
         outcome, predictors, table, 3000, np.random.default_rng(2)
     )
-    model = regression._Model(outcome, predictors, counts)
+    model = regression.Model(outcome, predictors, counts)
     theta = np.random.default_rng(3).normal(0, 1, model.size)
     _, gradient = model.value(theta)
     step = 1e-6
@@ -256,9 +256,9 @@ def test_the_profile_search_finds_where_the_signed_root_reaches_its_bound():
     """On a linear signed root r(d) = d / 2 the end is 2 * 1.96 (to the search's 1e-3 in r);
     on a curved one, where it crosses; never reached before the limit, it is unbounded."""
     z = math.sqrt(regression.CHI2_95)
-    assert regression._search(lambda d: d / 2 - z, 1.0, 30.0) == pytest.approx(2 * z, abs=2e-3)
-    curved = regression._search(lambda d: math.sqrt(d) - z, 0.1, 30.0)
+    assert regression.crossing(lambda d: d / 2 - z, 1.0, 30.0) == pytest.approx(2 * z, abs=2e-3)
+    curved = regression.crossing(lambda d: math.sqrt(d) - z, 0.1, 30.0)
     assert curved == pytest.approx(z**2, abs=2 * z * 1e-3 * 1.01)
-    assert regression._search(lambda d: d / 100 - z, 1.0, 30.0) == math.inf
-    assert regression._search(lambda d: -z, 1.0, 30.0) == math.inf
-    assert regression._search(lambda d: d - z, 1.0, 0.0) == math.inf  # already at the bound
+    assert regression.crossing(lambda d: d / 100 - z, 1.0, 30.0) == math.inf
+    assert regression.crossing(lambda d: -z, 1.0, 30.0) == math.inf
+    assert regression.crossing(lambda d: d - z, 1.0, 0.0) == math.inf  # already at the bound

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from surveys import ldp
-from surveys.ldp import joint, scores
+from surveys.ldp import joint, scores, sides
 
 SKEWED = np.array([0.45, 0.25, 0.15, 0.1, 0.05])
 BIMODAL_7 = np.array([0.5, 0.04, 0.04, 0.04, 0.04, 0.04, 0.3])
@@ -141,7 +141,7 @@ def test_group_means_without_reports_are_unknown():
                          ids=["grr", "oue", "sue"])
 def test_the_planner_takes_the_worst_distribution_of_answers(mechanism):
     k = mechanism.k
-    side = joint._Side(mechanism)
+    side = sides.Side(mechanism)
     u = scores.scores(k) / (mechanism.p - mechanism.q)
     rng = np.random.default_rng(13)
     shares = np.vstack([rng.dirichlet(np.full(k, 0.3), size=20_000), np.eye(k)])

@@ -1,5 +1,6 @@
-"""Feldman-Cousins intervals for a share f from its binomial support count (private; see
-``Mechanism.intervals`` for the statistics and docs/ldp.md for the reasoning).
+"""Feldman-Cousins intervals for a share f from its binomial support count (see
+``estimation.SupportEstimates.intervals`` for the statistics and docs/ldp.md for the
+reasoning).
 
 A count y of n reports supports a category with probability lam = b + (a - b) f, f in [0, 1].
 f is accepted when P_f(R(Y) <= R(y)) > alpha, where ln R(y) = l_y(lam) - l_y(lam_hat(y)),

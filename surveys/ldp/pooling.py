@@ -1,6 +1,6 @@
-"""The headline shares: maximum likelihood for the leaders, pooled small answers (private; see
-``Mechanism.headline`` and docs/ldp.md, "The headline: maximum likelihood, small answers
-pooled").
+"""The headline shares: maximum likelihood for the leaders, pooled small answers (see
+``estimation.SupportEstimates.headline`` and docs/ldp.md, "The headline: maximum likelihood,
+small answers pooled").
 
 The maximum-likelihood estimate (MLE) is the best estimator we know for answers whose share
 stands clearly above the noise, but where many answers sit near the noise floor it keeps

@@ -1,4 +1,4 @@
-"""Argument checks and small helpers shared by ``mechanisms`` and ``joint`` (private).
+"""Argument checks and small helpers that every layer of the core shares.
 
 Every check returns the value in its plain Python type, or raises ValueError with a message
 meant for a person.
@@ -6,7 +6,9 @@ meant for a person.
 
 from __future__ import annotations
 
+import math
 import numbers
+from typing import Any
 
 import numpy as np
 
@@ -41,3 +43,10 @@ def read_only(a: np.ndarray) -> np.ndarray:
     a = np.array(a)
     a.setflags(write=False)
     return a
+
+
+def json_floats(a: np.ndarray) -> Any:
+    """``a`` as nested lists of floats with NaN -> None: the results' ``to_dict``."""
+    if np.ndim(a) == 0:
+        return float(a) if math.isfinite(a) else None
+    return [json_floats(x) for x in a]

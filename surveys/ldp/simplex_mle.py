@@ -1,4 +1,4 @@
-"""Maximum-likelihood proportions on the simplex (private; see ``Mechanism.mle``).
+"""Maximum-likelihood proportions on the simplex (see ``estimation.SupportEstimates.mle``).
 
 Category c is supported by a report with probability lam_c = b_c + s_c f_c (s_c = a_c - b_c),
 so the log-likelihood is a sum of concave one-variable terms
