@@ -1,4 +1,5 @@
-"""Local differential privacy: the randomizers of one question, and their specs.
+"""Local differential privacy: the randomizers of one question, and their specs (each builder
+is registered with ``specs``, from which ``from_spec`` rebuilds a frozen mechanism).
 
 Pure numpy + standard library; no Django. The browser twin is ``static/surveys/ldp.js``;
 ``tests/ldp_vectors.json`` (written by ``python -m surveys.ldp``) keeps the two in step.

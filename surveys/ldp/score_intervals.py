@@ -10,7 +10,7 @@ import numpy as np
 
 from . import bounded
 
-GRID = np.linspace(0, 1, 257)
+_GRID = np.linspace(0, 1, 257)
 """Trial values of ``score_interval``, besides the point estimate; the ends found are then
 refined by 40 halvings (to 1e-14)."""
 
@@ -36,7 +36,7 @@ def score_interval(
     estimate below 0 can happen under any t) an estimate below 0 is tested as 0, and one
     above ``scale`` as ``scale`` where V(1) is 0.
 
-    The hull of the accepted trial values (``GRID`` and the point estimate
+    The hull of the accepted trial values (``_GRID`` and the point estimate
     clip(estimate / scale, 0, 1), so that narrow intervals are found too), each end refined
     by bisection towards its rejected neighbour; NaN where no trial value is accepted."""
     unknown = scale <= 0
@@ -45,7 +45,7 @@ def score_interval(
     estimate = np.where(c0 + c1 + c2 + c3 > 0, estimate, np.fmin(estimate, scale))
 
     def rejected(t: np.ndarray, grid: bool = False) -> np.ndarray:
-        """Whether each t is rejected: t has the estimate's shape, or is ``GRID`` (last axis)."""
+        """Whether each t is rejected: t has the estimate's shape, or is ``_GRID`` (last axis)."""
         x, s, a, b, c, d = (
             v[..., None] if grid else v for v in (estimate, scale, c0, c1, c2, c3)
         )
@@ -61,11 +61,11 @@ def score_interval(
     with np.errstate(divide="ignore", invalid="ignore"):
         center = np.clip(np.where(scale > 0, estimate / scale, 0.5), 0, 1)
     center_in = ~rejected(center)
-    accepted = ~rejected(GRID, grid=True)
-    last = GRID.size - 1
-    first_in = np.where(accepted.any(axis=-1), GRID[np.argmax(accepted, axis=-1)], np.inf)
+    accepted = ~rejected(_GRID, grid=True)
+    last = _GRID.size - 1
+    first_in = np.where(accepted.any(axis=-1), _GRID[np.argmax(accepted, axis=-1)], np.inf)
     last_in = np.where(
-        accepted.any(axis=-1), GRID[last - np.argmax(accepted[..., ::-1], axis=-1)], -np.inf
+        accepted.any(axis=-1), _GRID[last - np.argmax(accepted[..., ::-1], axis=-1)], -np.inf
     )
     low = np.where(center_in, np.minimum(first_in, center), first_in)
     high = np.where(center_in, np.maximum(last_in, center), last_in)
@@ -80,8 +80,8 @@ def score_interval(
         return inside
 
     # The rejected neighbours: the grid points just outside the accepted hull.
-    below = GRID[np.clip(np.ceil(low * last).astype(int) - 1, 0, last)]
-    above = GRID[np.clip(np.floor(high * last).astype(int) + 1, 0, last)]
+    below = _GRID[np.clip(np.ceil(low * last).astype(int) - 1, 0, last)]
+    above = _GRID[np.clip(np.floor(high * last).astype(int) + 1, 0, last)]
     low = np.where(low > 0, refine(low, below), 0.0)
     high = np.where(high < 1, refine(high, above), 1.0)
     low, high = np.where(unknown, 0.0, low), np.where(unknown, 1.0, high)
@@ -92,8 +92,8 @@ def widen(
     low: np.ndarray, high: np.ndarray, estimate: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """The interval widened to contain the headline ``estimate`` (every interval the core
-    shows contains its headline); an empty interval (NaN)
-    becomes the estimate alone; a NaN estimate leaves the interval as it is."""
+    shows contains its headline); an empty interval (NaN) becomes the estimate alone; a NaN
+    estimate leaves the interval as it is."""
     low = np.where(np.isnan(low), estimate, low)
     high = np.where(np.isnan(high), estimate, high)
     known = ~np.isnan(estimate)
