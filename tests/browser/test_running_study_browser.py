@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from surveys.actions.wording import correct
 from surveys.models import PrivacyPolicy, Survey
 from surveys.queries import results
-from tests.helpers import choose, open_survey, send
+from tests.helpers import choose, held_clock, open_survey, send
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("transactional_db")]
 
@@ -84,8 +84,7 @@ def test_the_results_page_shows_a_response_soon_after_it_arrives(
 def test_the_page_says_how_old_its_figures_are_and_recomputes_them_when_asked(
     browser, page, client, live_server, survey, monkeypatch
 ):
-    clock = [1_000_000.0]  # the results' clock: moved on, never waited for
-    monkeypatch.setattr(results, "now", lambda: clock[0])
+    clock = held_clock(monkeypatch)  # the results' clock: moved on, never waited for
     respond(browser, live_server, survey)
     signed_in(page, client, live_server, survey.owner)
     page.goto(live_server.url + reverse("survey-results", args=[survey.pk]))

@@ -18,7 +18,7 @@ from surveys.ldp import among, asked, numbers, scores
 from surveys.models import Choice, PrivacyPolicy, Question, Submission, Survey, Tally
 from surveys.queries import results
 from surveys.templatetags.charts import small_sample_answers
-from tests.helpers import SHAPES, recount, submit
+from tests.helpers import SHAPES, held_clock, recount, submit
 
 pytestmark = pytest.mark.django_db
 
@@ -141,8 +141,7 @@ def test_it_never_reads_the_reports(client, researcher, make_survey, name):
 def test_it_updates_the_estimates_once_the_refresh_interval_has_passed(
     client, researcher, make_survey, monkeypatch, settings
 ):
-    clock = [1_000_000.0]
-    monkeypatch.setattr(results, "now", lambda: clock[0])
+    clock = held_clock(monkeypatch)
     survey = make_survey(researcher, status="open")
     submit(survey, 30)
     client.force_login(researcher)

@@ -12,19 +12,13 @@ from django.core.cache import caches
 from surveys.actions.surveys import close_survey
 from surveys.queries import results
 from surveysite.cache import KeptInProcess
-from tests.helpers import submit
+from tests.helpers import held_clock, submit
 
 pytestmark = pytest.mark.django_db
 
-START = 1_000_000.0
-
-
 @pytest.fixture
 def clock(monkeypatch) -> list[float]:
-    """The results' clock, in seconds: move it on with ``clock[0] += seconds``."""
-    now = [START]
-    monkeypatch.setattr(results, "now", lambda: now[0])
-    return now
+    return held_clock(monkeypatch)
 
 
 @pytest.fixture

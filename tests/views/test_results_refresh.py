@@ -13,19 +13,13 @@ from django.urls import reverse
 from surveys.actions.surveys import close_survey
 from surveys.models import Account, ApiToken
 from surveys.queries import results
-from tests.helpers import submit
+from tests.helpers import CLOCK_START, held_clock, submit
 
 pytestmark = pytest.mark.django_db
 
-START = 1_000_000.0
-
-
 @pytest.fixture
 def clock(monkeypatch) -> list[float]:
-    """The results' clock, in seconds: move it on with ``clock[0] += seconds``."""
-    now = [START]
-    monkeypatch.setattr(results, "now", lambda: now[0])
-    return now
+    return held_clock(monkeypatch)
 
 
 @pytest.fixture
@@ -48,7 +42,7 @@ def test_the_json_says_when_its_figures_were_made_and_what_arrived_since(
 ):
     client.force_login(researcher)
     data = client.get(reverse("survey-results-json", args=[survey.pk])).json()
-    assert data["as_of"] == "1970-01-12T13:46:40Z"  # START, in UTC
+    assert data["as_of"] == "1970-01-12T13:46:40Z"  # CLOCK_START, in UTC
     assert data["new_responses"] == 2 and data["survey"]["responses"] == 20
 
 
@@ -130,7 +124,7 @@ def test_a_closed_survey_shows_its_final_results_without_an_age(client, research
 def test_the_as_of_time_is_the_snapshots(survey, clock):
     survey.refresh_from_db()
     shown = results.survey_results(survey)["as_of"]
-    assert shown == datetime.datetime.fromtimestamp(START, tz=datetime.UTC)
+    assert shown == datetime.datetime.fromtimestamp(CLOCK_START, tz=datetime.UTC)
 
 
 def test_a_recompute_after_the_response_is_in_the_researchers_language(
