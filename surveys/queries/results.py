@@ -135,8 +135,9 @@ def cached(
     many workers recompute once. With ``later`` (a page's view: ``views.common.after_response``)
     that worker too is served the previous snapshot, and hands ``later`` the recompute, to run
     once its response is sent: no reader waits for an interval's recompute. Without it (a
-    script, or no previous snapshot to serve) it computes at once. Breakdowns, regressions
-    and answers by wording are cached this way, with ``name`` saying which."""
+    script, or no previous snapshot to serve), or without an interval (0: every view shows
+    every response), it computes at once. Breakdowns, regressions and answers by wording are
+    cached this way, with ``name`` saying which."""
     if survey.is_draft or survey.opened_at is None:
         return Snapshot(compute() | {"snapshot": None}, now())
     kept = caches["results"]
@@ -163,7 +164,7 @@ def cached(
                 shared.delete(claim)
         return found
 
-    if claim and later is not None:
+    if claim and later is not None and settings.RESULTS_REFRESH_SECONDS:
         later(recompute)
         return latest
     return recompute()

@@ -12,6 +12,9 @@ points"; ``percent`` and ``thousands`` are the site's (``surveys.helpers.numbers
 ``{{ question|shows_truth }}`` tells whether a question's results carry true shares (the
 demo's), ``{{ question|small_sample_answers }}`` names its answers whose figures rest on too
 little information yet.
+
+``{% drawn_cards data survey %}`` writes the results page's question cards, each cached by
+what it shows, and ``{% methods_shown data %}`` the methods the page then explains once.
 """
 
 from __future__ import annotations

@@ -54,6 +54,13 @@ def test_the_page_says_it_in_the_researchers_time_zone(client, researcher, surve
     assert "recomputed at most every 30 seconds" in page
 
 
+def test_without_an_interval_the_page_promises_none(client, researcher, survey, settings):
+    settings.RESULTS_REFRESH_SECONDS = 0
+    client.force_login(researcher)
+    page = page_of(client, survey)
+    assert "<strong>22</strong> responses" in page and "recomputed at most" not in page
+
+
 def csrf_client(user) -> Client:
     client = Client(enforce_csrf_checks=True)
     client.force_login(user)
