@@ -11,7 +11,11 @@ const note = document.getElementById("live-note");
 const status = document.getElementById("live-status");
 const FOCUSABLE = "a[href], button, input, select, textarea, summary, [tabindex]";
 
-let shown = { snapshot: note.dataset.snapshot, status: "open", newResponses: Number(note.dataset.newResponses) };
+let shown = {
+  snapshot: note.dataset.snapshot,
+  status: "open",
+  newResponses: Number(note.dataset.newResponses),
+};
 let failing = false;
 
 const say = (template) => {
