@@ -102,6 +102,9 @@ def main() -> int:
     parser.add_argument("--export", type=int, help=argparse.SUPPRESS)  # internal: survey pk
     parser.add_argument("--submit", help=argparse.SUPPRESS)  # internal: JSON, see submit()
     args = parser.parse_args()
+    # What it measures is the view just after a new response: no refresh interval (the
+    # settings' RESULTS_REFRESH_SECONDS), in this process and the children it starts.
+    os.environ["RESULTS_REFRESH_SECONDS"] = "0"
     if args.export:
         print(json.dumps(measure_export(args.export)))
         return 0

@@ -3,6 +3,8 @@ per process), and timing a page with Django's test Client."""
 
 from __future__ import annotations
 
+import functools
+import io
 import json
 import os
 import subprocess
@@ -59,6 +61,38 @@ def timed_get(client, url: str) -> float:
     elapsed = time.perf_counter() - started
     assert response.status_code == 200, (url, response.status_code)
     return 1000 * elapsed
+
+
+def served_ms(client, url: str) -> float:
+    """Milliseconds until a GET's response is sent, as a WSGI server (gunicorn) serves it: the
+    site's handler is called and its body read, timed; then the response is closed, untimed,
+    which runs what the site does once a response is sent (``request_finished``). Django's
+    test Client would time that too. The request carries ``client``'s cookies (its session)
+    and must answer 200."""
+    environ = {
+        "REQUEST_METHOD": "GET", "PATH_INFO": url, "QUERY_STRING": "", "SCRIPT_NAME": "",
+        "SERVER_NAME": "testserver", "SERVER_PORT": "80", "SERVER_PROTOCOL": "HTTP/1.1",
+        "REMOTE_ADDR": "127.0.0.1",
+        "HTTP_COOKIE": "; ".join(f"{m.key}={m.coded_value}" for m in client.cookies.values()),
+        "wsgi.version": (1, 0), "wsgi.url_scheme": "http", "wsgi.input": io.BytesIO(),
+        "wsgi.errors": sys.stderr, "wsgi.multithread": False, "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+    }
+    statuses = []
+    started = time.perf_counter()
+    body = _wsgi_handler()(environ, lambda status, headers: statuses.append(status))
+    b"".join(body)
+    elapsed = time.perf_counter() - started
+    body.close()
+    assert statuses[0].startswith("200"), (url, statuses)
+    return 1000 * elapsed
+
+
+@functools.cache
+def _wsgi_handler():
+    from django.core.handlers.wsgi import WSGIHandler
+
+    return WSGIHandler()
 
 
 def frozen_specs(survey) -> dict[str, dict]:

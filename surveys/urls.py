@@ -92,6 +92,8 @@ urlpatterns = [
     # Researchers: results and exports
     path("surveys/<int:pk>/results/", results.survey_results, name="survey-results"),
     path("surveys/<int:pk>/results.json", results.survey_results_json, name="survey-results-json"),
+    path("surveys/<int:pk>/results/refresh/", results.survey_results_refresh,
+         name="survey-results-refresh"),
     path(
         "surveys/<int:pk>/results/<int:question>/breakdown/",
         breakdowns.question_breakdown,

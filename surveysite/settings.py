@@ -199,14 +199,19 @@ CACHES = {
         },
     },
     "database": DATABASE_CACHE,
-    # Computed results and their rendered cards, keyed by what they count (they never
-    # change): read from this process's memory when it holds them, else from "default".
+    # Computed results and their rendered cards, keyed by what they count and show (they
+    # never change): read from this process's memory when it holds them, else from "default".
     "results": {
         "BACKEND": "surveysite.cache.KeptInProcess",
         "LOCATION": "results",
-        "OPTIONS": {"SHARED": "default", "MAX_ENTRIES": 100},
+        # Room for a few surveys' snapshots and their result cards (one per question).
+        "OPTIONS": {"SHARED": "default", "MAX_ENTRIES": 1000},
     },
 }
+# While responses arrive, an open survey's results (page, JSON, breakdowns, regressions) are
+# recomputed at most once per this many seconds, by one worker for all; 0: at every view
+# after a new response.
+RESULTS_REFRESH_SECONDS = float(os.getenv("RESULTS_REFRESH_SECONDS", "30"))
 # "count/seconds" per client. The client is identified by a keyed hash of its address,
 # kept only in the cache and only for the window; it is never stored with reports.
 RATELIMIT_SUBMISSIONS = os.getenv("RATELIMIT_SUBMISSIONS", "30/60")

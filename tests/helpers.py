@@ -19,6 +19,7 @@ from surveys.actions import surveys as survey_actions
 from surveys.actions.simulate import simulate_responses
 from surveys.actions.submissions import submission_create
 from surveys.models import Choice, Invitation, Question, Submission, Survey, Tally
+from surveys.queries import results
 from surveys.views.respond import OUTCOME_UNKNOWN
 from surveysite.middleware import DatabaseUnavailableMiddleware
 from tests.load import Outcome, audit
@@ -325,3 +326,16 @@ class Audit:
         assert not self.blocking, "serious or critical axe violations:\n" + "\n".join(
             self.blocking
         )
+
+
+CLOCK_START = 1_000_000.0
+"""Where ``held_clock`` starts: 1970-01-12 13:46:40 UTC."""
+
+
+def held_clock(monkeypatch) -> list[float]:
+    """Replace the clock of the results' refresh interval (``surveys.queries.results.now``)
+    by one that moves only when told, ``clock[0] += seconds``, from ``CLOCK_START``: tests
+    move time on instead of waiting."""
+    clock = [CLOCK_START]
+    monkeypatch.setattr(results, "now", lambda: clock[0])
+    return clock

@@ -1,16 +1,21 @@
 // The results page of an open survey, kept up to date: every few seconds it asks the results
-// JSON whether its results changed and, when they did, fetches the page again and swaps in its
-// parts marked data-live (the status, the counts and the question cards), keeping which
-// details are open, the choices made in menus and the keyboard focus. Paused while the tab
-// is hidden. The pure parts are in results_live_core.js.
+// JSON whether its results changed (a new snapshot, new responses since, the status) and, when
+// they did, fetches the page again and swaps in its parts marked data-live (the status, the
+// counts and the question cards; a card only if what it shows, its data-key, changed),
+// keeping which details are open, the choices made in menus and the keyboard focus. Paused
+// while the tab is hidden. The pure parts are in results_live_core.js.
 
-import { atTime, changed, poller, shownOf } from "./results_live_core.js";
+import { atTime, changed, poller, sameCard, shownOf } from "./results_live_core.js";
 
 const note = document.getElementById("live-note");
 const status = document.getElementById("live-status");
 const FOCUSABLE = "a[href], button, input, select, textarea, summary, [tabindex]";
 
-let shown = { snapshot: note.dataset.snapshot, status: "open" };
+let shown = {
+  snapshot: note.dataset.snapshot,
+  status: "open",
+  newResponses: Number(note.dataset.newResponses),
+};
 let failing = false;
 
 const say = (template) => {
@@ -37,7 +42,7 @@ async function redraw() {
   const page = new DOMParser().parseFromString(await response.text(), "text/html");
   for (const part of document.querySelectorAll("[data-live]")) {
     const fresh = page.getElementById(part.id);
-    if (fresh) swap(part, document.adoptNode(fresh));
+    if (fresh && !sameCard(part, fresh)) swap(part, document.adoptNode(fresh));
   }
 }
 

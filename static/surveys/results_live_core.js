@@ -11,15 +11,25 @@ export function atTime(template, date) {
 }
 
 // What the page shows of the results JSON: enough to tell whether it is out of date. The
-// snapshot changes exactly when the results do: a response arrived, or the wording was
-// corrected.
-export const shownOf = (data) => ({ snapshot: data.snapshot, status: data.survey.status });
+// snapshot changes exactly when the figures do (they were recomputed with new responses, or
+// the wording was corrected); the responses that arrived since are said too.
+export const shownOf = (data) => ({
+  snapshot: data.snapshot,
+  status: data.survey.status,
+  newResponses: data.new_responses,
+});
 
-// Whether the page must be redrawn: the results changed, or the survey closed.
+// Whether the page must be redrawn: the figures changed, responses arrived since, or the
+// survey closed.
 export function changed(shown, data) {
   const now = shownOf(data);
-  return now.snapshot !== shown.snapshot || now.status !== shown.status;
+  return Object.keys(now).some((key) => now[key] !== shown[key]);
 }
+
+// Whether two versions of a part of the page are the same question card showing the same
+// figures (its data-key is a hash of what it shows): such a card is not swapped.
+export const sameCard = (old, fresh) =>
+  Boolean(old.dataset.key) && old.dataset.key === fresh.dataset.key;
 
 // Calls `check` every `interval` ms, one call at a time, none while paused; `resume` checks at
 // once (the page was out of sight). `check` resolves to false to stop for good, and handles its

@@ -40,7 +40,7 @@ from surveys.queries.contracts import (
     StratifiedResults,
 )
 from surveys.queries.counts import pair_counts, triple_counts
-from surveys.queries.results import cached, in_words, snapshot
+from surveys.queries.results import cached, in_words
 
 SIGNIFICANCE = 0.05
 """The association test's p-value below which the page speaks of evidence of a difference."""
@@ -58,18 +58,18 @@ def breakdown_results(
     difference between the groups ``compare`` (default: ``largest_groups``) with intervals; the
     association test. Both questions belong to the opened ``survey`` and differ.
 
-    Like the dashboard's, the results are cached under the survey's results snapshot for
-    the number of responses they count, with the questions and groups: ``snapshot``, which
-    also keys the page's cached fragment. A view with nothing new reads the cache only: not
-    even the pair's counts, which are folded forward when there is something new."""
+    Like the dashboard's, the results are cached (``results.cached``: recomputed at most once
+    per refresh interval while responses arrive) under their ``snapshot``, which names the
+    questions and groups and the responses counted, and also keys the page's cached fragment.
+    A view with nothing to recompute reads the cache only: not even the pair's counts, which
+    are folded forward when it recomputes."""
     compared = "-".join(map(str, compare or ()))
 
     return cached(
-        "breakdown",
+        f"breakdown-{question.pk}-{group.pk}-{compared}",
         survey,
-        lambda n: f"{snapshot(survey, n)}-{question.pk}-{group.pk}-{compared}",
         lambda: _computed(survey, question, group, compare, pair_counts(survey, group, question)),
-    )
+    ).value
 
 
 def _computed(
@@ -293,13 +293,12 @@ def stratified_results(
     (the form refuses the others). Cached like ``breakdown_results``."""
 
     return cached(
-        "strata",
+        f"strata-{question.pk}-{group.pk}-within-{stratum.pk}",
         survey,
-        lambda n: f"{snapshot(survey, n)}-{question.pk}-{group.pk}-within-{stratum.pk}",
         lambda: _stratified(
             survey, question, group, stratum, triple_counts(survey, question, group, stratum)
         ),
-    )
+    ).value
 
 
 def _stratified(

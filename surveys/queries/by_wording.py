@@ -5,8 +5,9 @@ Each submission records the wording version its respondent's page showed
 (``Submission.wording``; None for those stored before it was recorded). The database counts
 the question's reports per (wording, report) (``ReportOf``, one grouped statement: no
 submission's JSON is loaded here), and each wording's support counts get the results page's
-estimates (``question_results``). Cached under the results snapshot, like breakdowns: a new
-response or a new wording makes a new key.
+estimates (``question_results``). Cached like the results, and like them recomputed at most
+once per refresh interval while responses arrive (``results.cached``); a new wording makes a
+new snapshot at once.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from surveys.queries.results import (
     cached,
     in_words,
     question_results,
-    snapshot,
 )
 
 KEPT = ("margin_of_error", "small_sample", "warning", "categories", "mean_score", "among",
@@ -67,13 +67,8 @@ def by_wording_results(survey: Survey, question: Question) -> dict[str, Any]:
     ``test`` of equal answers across the recorded versions (None with fewer than two), and
     ``test_summary`` in words. Cached under the results snapshot."""
 
-    computed = cached(
-        "by-wording",
-        survey,
-        lambda n: f"{snapshot(survey, n)}-{question.pk}",
-        lambda: _computed(survey, question),
-    )
-    return computed | {"methods": in_words(METHODS)}
+    computed = cached(f"by-wording-{question.pk}", survey, lambda: _computed(survey, question))
+    return computed.value | {"methods": in_words(METHODS)}
 
 
 def _computed(survey: Survey, question: Question) -> dict[str, Any]:

@@ -133,6 +133,8 @@ class NumberResults(TypedDict):
 class SurveyResults(TypedDict):
     survey: SurveySummary
     snapshot: str | None
+    as_of: Any  # when these figures were computed (a datetime; ISO 8601 in JSON)
+    new_responses: int  # responses received since, not yet in these figures
     wordings: Wordings
     methods: Methods
     questions: list[QuestionResults]

@@ -4,8 +4,9 @@ of a yes/no question (``surveys.ldp.regression``) or linear regression of a rati
 
 The database counts the submissions per combination of the questions' reports (one grouped
 statement: no submission's JSON is loaded in Python), kept and folded forward as new ones
-arrive (``counts.combination_counts``), and the fit runs on those counts. Cached under the
-results snapshot, like breakdowns: a new response or a new wording makes a new key.
+arrive (``counts.combination_counts``), and the fit runs on those counts. Cached like the
+results, and like them recomputed at most once per refresh interval while responses arrive
+(``results.cached``); a new wording makes a new snapshot at once.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from surveys.queries.contracts import (
     RegressionResults,
 )
 from surveys.queries.counts import combination_counts
-from surveys.queries.results import cached, snapshot
+from surveys.queries.results import cached
 
 
 def term(question: Question) -> regression.Term:
@@ -100,13 +101,12 @@ def regression_results(
     for which ``problem`` is None), as JSON-ready data, cached like a breakdown."""
     ids = "-".join(str(q.pk) for q in (outcome, *predictors))
     return cached(
-        "regression",
+        f"regression-{ids}",
         survey,
-        lambda n: f"{snapshot(survey, n)}-{ids}",
         lambda: _computed(
             survey, outcome, predictors, report_counts(survey, [outcome, *predictors])
         ),
-    )
+    ).value
 
 
 def _computed(

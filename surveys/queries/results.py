@@ -4,7 +4,8 @@
 show from the per-category support counts (Tally rows) and the number of responses alone: one
 query for all the tallies, then one call of the core's ``estimate`` per question (O(k) per
 step of its maximum-likelihood fit and interval search), whatever the number of responses. It
-never reads a report, and caches what it computed until the next response arrives.
+never reads a report, and while responses stream in it recomputes at most once per refresh
+interval, every worker sharing the snapshot through the cache (``cached``).
 
 ``report_rows`` and ``export_metadata`` are the raw-data export: one row per submission, and
 everything needed to redo the estimates elsewhere (see docs/exports.md).
@@ -12,10 +13,13 @@ everything needed to redo the estimates elsewhere (see docs/exports.md).
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import math
+import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -66,38 +70,139 @@ def in_words(methods: dict[str, Any]) -> dict[str, Any]:
         for key, value in methods.items()
     }
 
-RESULTS_VERSION = 13
+RESULTS_VERSION = 14
 """Part of every snapshot, so that results (and result cards) cached by a version of the
 site that computed or showed other fields are never served: bump it when they change."""
 
 CACHE_SECONDS = 24 * 3600
-"""How long an opened survey's results stay cached (they cannot go stale: see
-``survey_results``)."""
+"""How long computed results stay cached (a newer snapshot replaces them sooner: see
+``cached``)."""
+
+REFRESH_NOW_SECONDS = 5
+"""A researcher's "recompute now" recomputes results at most this often per survey, however
+many ask."""
+
+COMPUTING_SECONDS = 60
+"""How long the mark of a recompute in progress holds off other workers, at most: longer than
+any recompute, short enough that a worker that died while computing delays nothing for long."""
 
 EXPORT_CHUNK = 2000
 """Reports fetched per round trip while streaming the export: memory stays flat."""
 
 
-def survey_results(survey: Survey) -> SurveyResults:
+def now() -> float:
+    """The clock of the refresh interval, in seconds since the epoch: the one function tests
+    and the live benchmark replace to move time on without waiting."""
+    return time.time()
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One computation of results and when it was made. Every figure a page or its JSON shows
+    comes from one Snapshot, read in one cache get, so that two computations never mix."""
+
+    value: dict[str, Any]  # JSON-ready, with the responses counted ("n") and its "snapshot" key
+    as_of: float  # ``now()`` when it was computed
+
+    @property
+    def as_of_time(self) -> datetime.datetime:
+        return datetime.datetime.fromtimestamp(self.as_of, tz=datetime.UTC)
+
+
+def cached(
+    name: str,
+    survey: Survey,
+    compute: Callable[[], dict[str, Any]],
+    *,
+    now_asked: bool = False,
+    later: Callable[[Callable[[], object]], None] | None = None,
+) -> Snapshot:
+    """The latest Snapshot of what ``compute`` returns (JSON-ready, with its ``n``: the
+    responses it counted) for the survey, recomputed at most once per refresh interval.
+
+    While responses stream in, recomputing every result at every view after a new response
+    would cost every view a full computation, so an open survey's results are recomputed only
+    when responses arrived since the latest snapshot and it is older than
+    ``settings.RESULTS_REFRESH_SECONDS`` (``REFRESH_NOW_SECONDS`` when a researcher asks for a
+    recompute now, ``now_asked``); a closed survey's as soon as they are not final, a draft's
+    at every view (it has no responses, and nothing is kept).
+
+    Every worker shares the latest snapshot through the cache: a pointer in the shared cache
+    ("default") names it, and the snapshot itself is kept under its own key (``snapshot``:
+    the survey, ``name`` and n), which never changes value, in ``caches["results"]`` (kept in
+    each process's memory too). The worker that finds a recompute due claims it with an atomic
+    ``add``; the others, and everyone while it computes, are served the previous snapshot:
+    many workers recompute once. With ``later`` (a page's view: ``views.common.after_response``)
+    that worker too is served the previous snapshot, and hands ``later`` the recompute, to run
+    once its response is sent: no reader waits for an interval's recompute. Without it (a
+    script, or no previous snapshot to serve), or without an interval (0: every view shows
+    every response), it computes at once. Breakdowns, regressions and answers by wording are
+    cached this way, with ``name`` saying which."""
+    if survey.is_draft or survey.opened_at is None:
+        return Snapshot(compute() | {"snapshot": None}, now())
+    kept = caches["results"]
+    shared = caches["default"]
+    series = _key(survey, name)
+    pointer = shared.get(f"latest:{series}")
+    latest = kept.get(pointer) if pointer else None
+    if latest is not None and not _recompute_due(latest, survey, now_asked):
+        return latest
+    # Nothing to serve meanwhile (a first view), or final results: computed without a claim.
+    claim = f"computing:{series}" if latest is not None and survey.is_open else None
+    if claim and not shared.add(claim, True, COMPUTING_SECONDS):
+        return latest  # another worker is computing it
+
+    def recompute() -> Snapshot:
+        try:
+            value = compute()
+            value["snapshot"] = snapshot(survey, value["n"], name)
+            found = Snapshot(value, now())
+            kept.set(value["snapshot"], found, CACHE_SECONDS)
+            shared.set(f"latest:{series}", value["snapshot"], CACHE_SECONDS)
+        finally:
+            if claim:
+                shared.delete(claim)
+        return found
+
+    if claim and later is not None and settings.RESULTS_REFRESH_SECONDS:
+        later(recompute)
+        return latest
+    return recompute()
+
+
+def _recompute_due(latest: Snapshot, survey: Survey, now_asked: bool) -> bool:
+    """Whether the ``latest`` snapshot of an opened survey's results must be computed again:
+    responses arrived since, and either the survey is closed (its results are final, so
+    exact) or the refresh interval passed."""
+    if latest.value["n"] >= survey.response_count:
+        return False
+    if not survey.is_open:
+        return True
+    wait = REFRESH_NOW_SECONDS if now_asked else settings.RESULTS_REFRESH_SECONDS
+    return now() >= latest.as_of + wait
+
+
+def survey_results(
+    survey: Survey,
+    *,
+    now_asked: bool = False,
+    later: Callable[[Callable[[], object]], None] | None = None,
+) -> SurveyResults:
     """Everything the dashboard shows, as JSON-ready data (shares are proportions in [0, 1]).
 
     Once a survey is open its questions (with any simulated truth) are frozen and its tallies
-    change only together with its response count, in each submission's transaction. The
-    estimates of an opened survey are therefore a function of (survey, opened_at, response
-    count) and are cached under that key, with ``RESULTS_VERSION`` (the ``snapshot``): a page
-    view after the first costs one cache read, and a new response changes the key, so they
-    are never stale. Drafts are not cached.
+    change only together with its response count, in each submission's transaction, so the
+    estimates are a function of the survey's snapshot (``snapshot``); they are recomputed at
+    most once per refresh interval while responses stream in (``cached``), and say how old
+    they are: ``as_of``, and ``new_responses`` since. ``now_asked``: a researcher asks for
+    a recompute now; ``later``: a page's view runs a due recompute after its response
+    (``cached``).
     """
-    current = snapshot(survey, survey.response_count)
-    kept = caches["results"]
-    computed = kept.get(f"survey-results:{current}") if current else None
-    if computed is None:
-        counts, n = _support_counts(survey)
-        computed = _questions_results(survey, counts, n)
-        # Stored under the n actually read, which may already be ahead of survey.response_count.
-        computed["snapshot"] = snapshot(survey, n)
-        if computed["snapshot"]:
-            kept.set(f"survey-results:{computed['snapshot']}", computed, CACHE_SECONDS)
+    found = cached(
+        "survey-results", survey, lambda: computed_results(survey), now_asked=now_asked,
+        later=later,
+    )
+    computed = found.value
     return {
         "survey": {
             "id": survey.pk,
@@ -109,42 +214,41 @@ def survey_results(survey: Survey) -> SurveyResults:
             "total_epsilon": computed["total_epsilon"],
         },
         "snapshot": computed["snapshot"],
+        "as_of": found.as_of_time,
+        "new_responses": max(0, survey.response_count - computed["n"]),
         "wordings": computed["wordings"],
         "methods": in_words(METHODS),
         "questions": computed["questions"],
     }
 
 
-def cached(name: str, survey: Survey, key: Callable[[int], str], compute: Callable[[], Any]) -> Any:
-    """What ``compute`` returns (JSON-ready, with its ``n``: the responses it counted),
-    cached as ``name`` under ``key(n)`` (its ``snapshot``, which also keys the page's cached
-    fragment): read from the cache when there is one for the survey's response count, else
-    computed and stored under the n actually read. Breakdowns, regressions and answers by
-    wording are cached this way."""
-    kept = caches["results"]
-    computed = kept.get(f"{name}:{key(survey.response_count)}")
-    if computed is None:
-        computed = compute()
-        computed["snapshot"] = key(computed["n"])
-        kept.set(f"{name}:{computed['snapshot']}", computed, CACHE_SECONDS)
-    return computed
+def computed_results(survey: Survey) -> dict[str, Any]:
+    """One full computation of the survey's results from its tallies, what ``survey_results``
+    keeps: its ``n`` (responses counted), ``wordings``, ``total_epsilon`` and ``questions``."""
+    return _questions_results(survey, *_support_counts(survey))
 
 
-def snapshot(survey: Survey, n: int) -> str | None:
-    """What an opened survey's results are a function of, as a short key (None for drafts):
-    the survey, when it opened, its number of responses, the version of its wording (pages
-    show its texts), the language its sentences are written in (the request's), and
-    ``RESULTS_VERSION``."""
+def snapshot(survey: Survey, n: int, name: str = "survey-results") -> str | None:
+    """What an opened survey's results called ``name`` are a function of, as a short key
+    (None for drafts): the survey, when it opened, the version of its wording (pages show its
+    texts), the language its sentences are written in (the request's), ``RESULTS_VERSION``,
+    and its number of responses."""
     if survey.is_draft or survey.opened_at is None:
         return None
+    return _key(survey, name, n)
+
+
+def _key(survey: Survey, *parts: Any) -> str:
+    """A short key for the opened ``survey``'s results and ``parts``: without a number of
+    responses, it names the series of their snapshots (``cached``'s pointer)."""
     inputs = json.dumps(
         [
             RESULTS_VERSION,
             survey.pk,
-            survey.opened_at.isoformat(),
-            n,
+            survey.opened_at.isoformat() if survey.opened_at else None,
             survey.wording_version,
             translation.get_language(),
+            *parts,
         ]
     )
     return hashlib.sha256(inputs.encode()).hexdigest()[:32]

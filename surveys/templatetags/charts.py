@@ -12,17 +12,23 @@ points"; ``percent`` and ``thousands`` are the site's (``surveys.helpers.numbers
 ``{{ question|shows_truth }}`` tells whether a question's results carry true shares (the
 demo's), ``{{ question|small_sample_answers }}`` names its answers whose figures rest on too
 little information yet.
+
+``{% drawn_cards data survey %}`` writes the results page's question cards, each cached by
+what it shows, and ``{% methods_shown data %}`` the methods the page then explains once.
 """
 
 from __future__ import annotations
 
-import functools
+import hashlib
+import json
 import math
 from typing import Any
 
 from django import template
+from django.core.cache import caches
 from django.template.loader import render_to_string
 from django.utils import translation
+from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext
 
 from surveys.helpers.numbers import (
@@ -37,7 +43,7 @@ from surveys.helpers.numbers import (
 from surveys.kinds import KINDS
 from surveys.kinds.answers import NOT_ASKED
 from surveys.models import Survey
-from surveys.queries.results import shows_truth
+from surveys.queries.results import CACHE_SECONDS, RESULTS_VERSION, shows_truth
 
 register = template.Library()
 register.filter("shows_truth", shows_truth)
@@ -239,17 +245,19 @@ def chart(question: dict[str, Any], title: str = "") -> dict[str, Any]:
         )
     ) % {"question": question["text"]}
     axis_y = HEADER_HEIGHT + len(categories) * ROW_HEIGHT
+    ticks = [{"x": _number(_x(t / 100)), "text": f"{t}%"} for t in (0, 25, 50, 75, 100)]
     return {
         "width": CHART_WIDTH,
         "height": axis_y + AXIS_HEIGHT,
         "plot_left": PLOT_LEFT,
-        "plot_right": PLOT_RIGHT,
-        "axis_y": axis_y,
-        "tick_bottom": axis_y + 5,
+        # The grid's vertical lines, then the axis with its tick marks: one path each.
+        "grid": "".join(f"M{tick['x']} {HEADER_HEIGHT}V{axis_y}" for tick in ticks),
+        "axis": f"M{PLOT_LEFT} {axis_y}H{PLOT_RIGHT}"
+        + "".join(f"M{tick['x']} {axis_y}v5" for tick in ticks),
         "tick_text_y": axis_y + 21,
         "value_dx": CHART_WIDTH - 2 - PLOT_LEFT,
         "value_x": CHART_WIDTH - 2,
-        "ticks": [{"x": _number(_x(t / 100)), "text": f"{t}%"} for t in (0, 25, 50, 75, 100)],
+        "ticks": ticks,
         "title_y": axis_y + 44,
         "center_x": _number((PLOT_LEFT + PLOT_RIGHT) / 2),
         "bar_height": BAR_HEIGHT,
@@ -326,47 +334,100 @@ def _number(coordinate: float) -> str:
     return f"{round(coordinate, 1):g}"
 
 
+@register.simple_tag(takes_context=True)
+def drawn_cards(context: template.Context, data: dict[str, Any], survey: Survey) -> str:
+    """The results page's question cards (``data`` is ``survey_results``), as HTML.
+
+    A card is a function of what it shows: its question's results, the survey (its id, and
+    whether it is a draft), the planner's constants from the page (``target_points``,
+    ``planner_limit``), whether another question may group it, the language and
+    ``RESULTS_VERSION``. Each is cached under a hash of those, so that a new snapshot draws
+    only the cards whose figures changed, and the page's live script swaps only those (the
+    hash is the card's ``data-key``). All of a snapshot's cards are kept together too, so
+    that a view of cached results reads them in one step."""
+    kept = caches["results"]
+    together = f"cards-{data['snapshot']}" if data["snapshot"] else None
+    html = kept.get(together) if together else None
+    if html is None:
+        groupers = [q["id"] for q in data["questions"] if KINDS[q["kind"]].groups]
+        html = "".join(
+            _drawn_card(question, {
+                "survey_pk": survey.pk,
+                "is_draft": survey.is_draft,
+                "target_points": context["target_points"],
+                "planner_limit": context["planner_limit"],
+                "breakdown": any(pk != question["id"] for pk in groupers),
+            })
+            for question in data["questions"]
+        )
+        if together:
+            kept.set(together, html, CACHE_SECONDS)
+    return mark_safe(html)  # noqa: S308 (drawn by the template, which escapes)
+
+
+def _drawn_card(question: dict[str, Any], shown: dict[str, Any]) -> str:
+    """One question's card (``drawn_cards``), from the cache if one with what it shows is."""
+    kept = caches["results"]
+    inputs = json.dumps([RESULTS_VERSION, get_language(), shown, question], default=str)
+    key = "card-" + hashlib.sha256(inputs.encode()).hexdigest()[:32]
+    html = kept.get(key)
+    if html is None:
+        html = str(render_to_string(
+            "surveys/results/question.html",
+            {**shown, "key": key, "question": question, "card": result_card(question)},
+        ))
+        kept.set(key, html, CACHE_SECONDS)
+    return html
+
+
 @register.simple_tag
-def result_cards(data: dict[str, Any], survey: Survey) -> list[dict[str, Any]]:
-    """What the results page's question cards show (``data`` is ``survey_results``), written
-    once here so that their templates only place it: per question, ``question`` (its
-    results), its ``n`` and ``epsilon`` as text and, once it has estimates, ``has_truth``, the
-    ``margin`` of error and the answers whose figures rest on too little information
-    (``small_sample_answers``) in words, the template of its kind's ``headline``, its ``chart``
-    (``chart``), its ``breakdown_form``
-    and one row per answer with every figure of its tables as text (``_table_row``); for a
-    question with extra answers, ``among_rows``: its own answers' shares among those who gave
-    one, as text, and ``among_alone``: whether they come from its own reports alone although
-    it is conditional (``results.asked_jointly`` does not hold)."""
-    forms = breakdown_forms(data, survey) if len(data["questions"]) > 1 else {}
-    cards = []
+def methods_shown(data: dict[str, Any]) -> set[str]:
+    """The keys of ``data["methods"]`` (``survey_results``) that made a figure of its cards:
+    the page explains those once, under the cards."""
+    shown = set()
     for question in data["questions"]:
-        card = {
-            "question": question,
-            "n": thousands(question["n"]),
-            "epsilon": epsilon(question["mechanism"]["epsilon"]),
-        }
         if question["categories"]:
-            card |= {
-                "headline": kind_headline(question),
-                "has_truth": shows_truth(question),
-                "margin": (
-                    number_margin(question["number"]) if question.get("number")
-                    else margin(question["margin_of_error"])
-                ),
-                "small_sample_answers": small_sample_answers(question),
-                "chart": chart(question),
-                "breakdown_form": forms.get(question["id"], ""),
-                "rows": [_table_row(category) for category in question["categories"]],
-                "among_rows": [
-                    {"label": category["label"], "estimate": percent(category["estimate"]),
-                     "interval": percent_range(category["ci_low"], category["ci_high"])}
-                    for category in (question["among"] or {}).get("categories", [])
-                ],
-                "among_alone": _among_alone(question),
-            }
-        cards.append(card)
-    return cards
+            shown.add("number" if question["number"] else "estimate")
+        if question["among"]:
+            shown.add(question["among"]["method"])
+        if question["mean_score"] and question["categories"]:
+            shown.add("mean_score")
+    return shown
+
+
+def result_card(question: dict[str, Any]) -> dict[str, Any]:
+    """What a question's results card shows (``question`` is one of ``survey_results``'s
+    questions), written once here so that its templates only place it: its ``n`` and
+    ``epsilon`` as text and, once it has estimates, ``has_truth``, the ``margin`` of error and
+    the answers whose figures rest on too little information (``small_sample_answers``) in
+    words, the template of its kind's ``headline``, its ``chart`` (``chart``) and one row per
+    answer with every figure of its tables as text (``_table_row``); for a question with
+    extra answers, ``among_rows``: its own answers' shares among those who gave one, as text,
+    and ``among_alone``: whether they come from its own reports alone although it is
+    conditional (``results.asked_jointly`` does not hold)."""
+    card = {
+        "n": thousands(question["n"]),
+        "epsilon": epsilon(question["mechanism"]["epsilon"]),
+    }
+    if question["categories"]:
+        card |= {
+            "headline": kind_headline(question),
+            "has_truth": shows_truth(question),
+            "margin": (
+                number_margin(question["number"]) if question.get("number")
+                else margin(question["margin_of_error"])
+            ),
+            "small_sample_answers": small_sample_answers(question),
+            "chart": chart(question),
+            "rows": [_table_row(category) for category in question["categories"]],
+            "among_rows": [
+                {"label": category["label"], "estimate": percent(category["estimate"]),
+                 "interval": percent_range(category["ci_low"], category["ci_high"])}
+                for category in (question["among"] or {}).get("categories", [])
+            ],
+            "among_alone": _among_alone(question),
+        }
+    return card
 
 
 def _among_alone(question: dict[str, Any]) -> bool:
@@ -394,41 +455,6 @@ def _table_row(category: dict[str, Any]) -> dict[str, Any]:
         ),
         "consistent": percent(category["consistent"]),
     }
-
-
-BREAKDOWN_FORM_FIELDS = ("id", "position", "text", "used_for_breakdowns", "kind")
-
-
-def breakdown_forms(data: dict[str, Any], survey: Survey) -> dict[int, str]:
-    """Each question's "break this question down by" form (question id -> HTML), which lists
-    every other question: a function of the questions alone, not of the responses, so kept
-    (``_breakdown_forms``) rather than drawn again at each response."""
-    questions = tuple(
-        tuple(question[field] for field in BREAKDOWN_FORM_FIELDS)
-        for question in data["questions"]
-    )
-    return _breakdown_forms(survey.pk, questions, get_language())
-
-
-@functools.lru_cache(maxsize=32)
-def _breakdown_forms(
-    survey_pk: int, questions: tuple[tuple[Any, ...], ...], language: str
-) -> dict[int, str]:
-    """The forms of the survey ``survey_pk`` whose questions have these
-    ``BREAKDOWN_FORM_FIELDS``, in ``language`` (the active one), kept in this process for the
-    last few such surveys: their key is all they are a function of, so they are never stale,
-    and keeping them costs no query."""
-    every = [dict(zip(BREAKDOWN_FORM_FIELDS, question, strict=True)) for question in questions]
-    groups = [other for other in every if KINDS[other["kind"]].groups]
-    forms = {}
-    for question in every:
-        others = [other for other in groups if other["id"] != question["id"]]
-        if others:
-            forms[question["id"]] = render_to_string(
-                "surveys/results/breakdown_form.html",
-                {"survey_pk": survey_pk, "question": question, "questions": others},
-            )
-    return forms
 
 
 ODDS_LIMITS = (0.01, 100.0)

@@ -1,19 +1,44 @@
-"""What several pages share: a survey's link, CSV downloads, and a query refused in words."""
+"""What several pages share: a survey's link, CSV downloads, a query refused in words, and
+work done after a response is sent."""
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from django import forms
+from django.core.signals import request_finished
+from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.utils import timezone, translation
 
 from surveys.models import Survey
 
 CSV_CHUNK = 64 * 1024
 """Characters of CSV sent at a time."""
+
+
+_after = threading.local()
+"""This thread's request's jobs for after its response (a request runs in one thread)."""
+
+
+def after_response(job: Callable[[], object]) -> None:
+    """Run ``job`` once the current request's response is sent, in the request's language
+    and time zone: the WSGI server closes the response after sending it, which sends
+    ``request_finished``. The reader does not wait for it (the worker does, before its next
+    request)."""
+    language, zone = translation.get_language(), timezone.get_current_timezone()
+    _after.__dict__.setdefault("jobs", []).append((job, language, zone))
+
+
+@receiver(request_finished)
+def _run_after_response(**kwargs: object) -> None:
+    for job, language, zone in _after.__dict__.pop("jobs", []):
+        with translation.override(language), timezone.override(zone):
+            job()
 
 
 class Refused(Exception):

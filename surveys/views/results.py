@@ -5,9 +5,12 @@ who may view surveys in the admin; anyone else gets 404, so the existence of a s
 revealed. The JSON and the exports also accept such a user's API token
 (``surveys.views.access.token_or_login_required``); the dashboard does not. Every page
 costs O(k) per question: the numbers come from tallies (``surveys.queries.results``), never
-from the reports, and the reports export streams. The dashboard's question cards are cached
-with the results they show (per results snapshot), so a repeated view renders little; a
-deployment that changes their templates and keeps a shared cache (REDIS_URL) should clear it.
+from the reports, and the reports export streams. While responses arrive, the results are
+recomputed at most once per refresh interval (``results.cached``), after the response of the
+view that found the interval over; anyone who may view them may ask for a recompute now.
+The dashboard's question cards are cached keyed by what they show (``charts.drawn_cards``),
+so a view draws only the cards whose figures changed; a deployment that changes their
+templates and keeps a shared cache (REDIS_URL) should clear it.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 from django.conf import settings
@@ -27,14 +31,16 @@ from django.http import (
     JsonResponse,
     StreamingHttpResponse,
 )
-from django.shortcuts import render
-from django.views.decorators.http import require_safe
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST, require_safe
 
 from surveys import ldp
 from surveys.actions.surveys import close_if_due
+from surveys.models import Survey
 from surveys.queries import results, stats_files
+from surveys.queries.contracts import SurveyResults
 from surveys.views.access import get_survey, token_or_login_required
-from surveys.views.common import csv_response
+from surveys.views.common import after_response, csv_response
 
 
 @require_safe
@@ -42,7 +48,11 @@ from surveys.views.common import csv_response
 def survey_results(request: HttpRequest, pk: int) -> HttpResponse:
     survey = get_survey(request, pk, "view", staff_may_view=True)
     close_if_due(survey)  # the status shown is current
-    data = results.survey_results(survey)
+    data = results.survey_results(survey, later=_recompute_later(request, survey))
+    return _results_page(request, survey, data)
+
+
+def _results_page(request: HttpRequest, survey: Survey, data: SurveyResults) -> HttpResponse:
     return render(
         request,
         "surveys/results.html",
@@ -52,9 +62,37 @@ def survey_results(request: HttpRequest, pk: int) -> HttpResponse:
             "is_demo": any(results.shows_truth(question) for question in data["questions"]),
             "target_points": round(100 * results.TARGET_MARGIN),
             "planner_limit": ldp.MAX_PLANNED_RESPONDENTS,
-            "cache_seconds": results.CACHE_SECONDS,
+            "refresh_seconds": round(settings.RESULTS_REFRESH_SECONDS),
         },
     )
+
+
+def _recompute_later(
+    request: HttpRequest, survey: Survey
+) -> Callable[[Callable[[], object]], None]:
+    """What the results' views hand a recompute due at the end of the refresh interval to:
+    run it once the response is sent, then draw the page of the new figures, so that the
+    cards whose figures changed are drawn and cached before the next view needs them."""
+    def later(recompute: Callable[[], object]) -> None:
+        def job() -> None:
+            recompute()
+            _results_page(request, survey, results.survey_results(survey))
+
+        after_response(job)
+
+    return later
+
+
+@require_POST
+@login_required
+def survey_results_refresh(request: HttpRequest, pk: int) -> HttpResponse:
+    """Recompute the results now rather than at the end of the refresh interval (at most once
+    per ``results.REFRESH_NOW_SECONDS``), then show them. A signed-in form's POST only: an
+    API token cannot make the server compute."""
+    survey = get_survey(request, pk, "view", staff_may_view=True)
+    close_if_due(survey)
+    results.survey_results(survey, now_asked=True)
+    return redirect("survey-results", pk=survey.pk)
 
 
 @require_safe
@@ -62,7 +100,7 @@ def survey_results(request: HttpRequest, pk: int) -> HttpResponse:
 def survey_results_json(request: HttpRequest, pk: int) -> JsonResponse:
     survey = get_survey(request, pk, "view", staff_may_view=True)
     close_if_due(survey)
-    return JsonResponse(results.survey_results(survey))
+    return JsonResponse(results.survey_results(survey, later=_recompute_later(request, survey)))
 
 
 @require_safe

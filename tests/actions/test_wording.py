@@ -524,6 +524,7 @@ def test_a_label_correction_leaves_tallies_estimates_and_reports_intact(
         for category in question["categories"]:
             category["label"] = None
     assert after.pop("snapshot") != before.pop("snapshot")  # a new wording: a new snapshot
+    assert after.pop("as_of") >= before.pop("as_of")  # computed at once, for the new texts
     assert (before.pop("wordings")["count"], after.pop("wordings")["count"]) == (1, 2)
     assert after == before
     assert b"".join(client.get(csv_url).streaming_content) == reports

@@ -397,12 +397,15 @@ def test_a_researcher_reaches_a_breakdown_by_keyboard_alone(browser, live_server
     page.wait_for_url("**/results/")
     print("keyboard: opened the results")
 
+    tab_to(page, lambda f: f["text"] == "Break this question down by another")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/breakdown/")
     tab_to(page, lambda f: f["tag"] == "select")
     first = page.evaluate("document.activeElement.value")
     page.keyboard.press("ArrowDown")  # the next question to break down by
     chosen = page.evaluate("document.activeElement.value")
     assert chosen != first
-    tab_to(page, lambda f: f["text"] == "Show breakdown")
+    tab_to(page, lambda f: f["text"] == "Show")
     page.keyboard.press("Enter")
     page.wait_for_url("**/breakdown/?by=*")
     assert f"by={chosen}" in page.url

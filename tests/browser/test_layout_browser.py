@@ -46,8 +46,8 @@ def test_no_dropdown_cuts_its_labels_at_any_width(
         "settings": reverse("account-settings"),
         "breakdown": reverse("question-breakdown", args=[survey.pk, yes_no.pk])
         + f"?by={years.pk}",
+        "breakdown's choice": reverse("question-breakdown", args=[survey.pk, years.pk]),
         "sharing": reverse("survey-sharing", args=[survey.pk]),
-        "results": reverse("survey-results", args=[survey.pk]),
         "question form": reverse("question-create", args=[draft.pk]),
     }
     for width in WIDTHS:

@@ -108,7 +108,10 @@ def test_a_number_question_is_authored_answered_by_keyboard_and_its_mean_shown(
     axe(page, "results: a number question")
 
     with page.expect_navigation():
-        card.get_by_role("button", name="Show breakdown").click()
+        card.get_by_role("link", name="Break this question down by another").click()
+    page.get_by_label("Break down by").select_option(str(yes_no.pk))
+    with page.expect_navigation():
+        page.get_by_role("button", name="Show", exact=True).click()
     assert page.locator("[data-group-mean]").count() == 2
     axe(page, "breakdown: a number question by a yes/no one")
 

@@ -10,7 +10,8 @@ from playwright.sync_api import expect
 
 from surveys.actions.wording import correct
 from surveys.models import PrivacyPolicy, Survey
-from tests.helpers import choose, open_survey, send
+from surveys.queries import results
+from tests.helpers import choose, held_clock, open_survey, send
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("transactional_db")]
 
@@ -43,8 +44,9 @@ def signed_in(page, client, live_server, user) -> None:
 
 
 def test_the_results_page_shows_a_response_soon_after_it_arrives(
-    browser, page, client, live_server, survey
+    browser, page, client, live_server, survey, settings
 ):
+    settings.RESULTS_REFRESH_SECONDS = 0  # recomputed at the first view after a response
     signed_in(page, client, live_server, survey.owner)
     page.goto(live_server.url + reverse("survey-results", args=[survey.pk]))
     page.wait_for_selector("#live-status:has-text('Updated')")
@@ -77,6 +79,27 @@ def test_the_results_page_shows_a_response_soon_after_it_arrives(
     assert page.evaluate(
         "document.activeElement === document.querySelectorAll('#results-body summary')[1]"
     )
+
+
+def test_the_page_says_how_old_its_figures_are_and_recomputes_them_when_asked(
+    browser, page, client, live_server, survey, monkeypatch
+):
+    clock = held_clock(monkeypatch)  # the results' clock: moved on, never waited for
+    respond(browser, live_server, survey)
+    signed_in(page, client, live_server, survey.owner)
+    page.goto(live_server.url + reverse("survey-results", args=[survey.pk]))
+    page.wait_for_selector("#live-status:has-text('Updated')")
+    summary = "document.querySelector('#results-summary').innerText"
+    respond(browser, live_server, survey)
+    page.wait_for_function(f"() => {summary}.includes('1 new response since')")
+    assert "1 response ·" in page.inner_text("#results-summary")  # within the interval
+    clock[0] += results.REFRESH_NOW_SECONDS
+    page.get_by_role("button", name="Recompute now").focus()
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert "2 responses" in page.inner_text("#results-summary")
+    assert "0 new responses since" in page.inner_text("#results-summary")
+    assert page.get_by_role("button", name="Recompute now").count() == 0
 
 
 def respond(browser, live_server, survey: Survey) -> None:

@@ -3,9 +3,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { POLL_MS, atTime, changed, poller, shownOf } from "../../static/surveys/results_live_core.js";
+import { POLL_MS, atTime, changed, poller, sameCard, shownOf } from "../../static/surveys/results_live_core.js";
 
-const data = (snapshot, status = "open") => ({ snapshot, survey: { status }, questions: [] });
+const data = (snapshot, status = "open", newResponses = 0) => ({
+  snapshot, new_responses: newResponses, survey: { status }, questions: [],
+});
 
 // Timers that run only when told to: `fire()` runs the pending one.
 function fakeTimers() {
@@ -40,12 +42,20 @@ test("it writes the time of the update", () => {
   assert.equal(atTime("Actualizado a las %(time)s", new Date(2026, 0, 2, 22, 42, 0)), "Actualizado a las 22:42:00");
 });
 
-test("it redraws only when the results change (responses, wording) or the survey closes", () => {
+test("it redraws only when the figures change, responses arrive since, or the survey closes", () => {
   const shown = shownOf(data("a1"));
-  assert.deepEqual(shown, { snapshot: "a1", status: "open" });
+  assert.deepEqual(shown, { snapshot: "a1", status: "open", newResponses: 0 });
   assert.equal(changed(shown, data("a1")), false);
   assert.equal(changed(shown, data("b2")), true);
   assert.equal(changed(shown, data("a1", "closed")), true);
+  assert.equal(changed(shown, data("a1", "open", 2)), true); // "2 new responses since"
+});
+
+test("it swaps a card only when what it shows changed", () => {
+  const part = (key) => ({ dataset: key === undefined ? {} : { key } });
+  assert.equal(sameCard(part("k1"), part("k1")), true);
+  assert.equal(sameCard(part("k1"), part("k2")), false);
+  assert.equal(sameCard(part(), part()), false); // a part that is no card is always swapped
 });
 
 test("it checks one at a time, pauses while hidden, checks at once when shown again", async () => {

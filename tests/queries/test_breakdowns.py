@@ -105,11 +105,13 @@ def test_the_page_shows_groups_difference_and_test(client, survey):
     # By default the two largest groups (50% and 30%), the later answer first.
     assert "“Once” compared with “Never”" in page
     dashboard = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
-    assert f'action="{reverse("question-breakdown", args=[survey.pk, yes_no.pk])}"' in dashboard
-    assert f'<option value="{groups.pk}">' in dashboard
+    chooser = reverse("question-breakdown", args=[survey.pk, yes_no.pk])
+    assert f'href="{chooser}"' in dashboard  # where the question's card leads
+    assert f'<option value="{groups.pk}">' in client.get(chooser).content.decode()
 
 
-def test_a_view_with_nothing_new_reads_neither_reports_nor_pair_counts(client, survey):
+def test_a_view_with_nothing_new_reads_neither_reports_nor_pair_counts(client, survey, settings):
+    settings.RESULTS_REFRESH_SECONDS = 0  # recomputed at the first view after a response
     yes_no, groups = survey.ordered_questions()
     client.force_login(survey.owner)
     page = url("question-breakdown", survey, yes_no, by=groups.pk)
@@ -196,8 +198,9 @@ def test_a_researcher_opens_a_breakdown_and_reads_the_difference(live_server, pa
     sign_in(page, live_server)
     page.goto(live_server.url + reverse("survey-results", args=[survey.pk]))
     card = page.locator("section", has_text=yes_no.text).first
-    card.get_by_label("Break this question down by").select_option(str(groups.pk))
-    card.get_by_role("button", name="Show breakdown").click()
+    card.get_by_role("link", name="Break this question down by another").click()
+    page.get_by_label("Break down by").select_option(str(groups.pk))
+    page.get_by_role("button", name="Show", exact=True).click()
     page.get_by_label("Compare the group").select_option(label="Often")
     page.get_by_label("with the group").select_option(label="Never")
     page.get_by_role("button", name="Show", exact=True).click()

@@ -134,7 +134,8 @@ def test_submissions_without_a_wording_are_shown_last_and_left_out_of_the_test(s
     assert [row[0] for row in rows[1:]] == [0, 0, "", ""]
 
 
-def test_results_are_cached_until_the_next_response(survey):
+def test_results_are_cached_until_the_next_response(survey, settings):
+    settings.RESULTS_REFRESH_SECONDS = 0  # recomputed at the first view after a response
     add(survey, shares_for(survey, 0.3, [0.2, 0.3, 0.5]), 100, 0, seed=15)
     question = questions(survey)[0]
     first = by_wording.by_wording_results(survey, question)

@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from surveys.actions.simulate import simulate_responses
 from surveys.actions.surveys import open_survey
+from surveys.actions.wording import correct
 from surveys.helpers.numbers import percent, thousands
 from surveys.models import Choice, Question, Survey
 from surveys.templatetags import charts
@@ -97,7 +98,7 @@ def test_each_chart_draws_the_estimates_and_says_them(client, opened):
     for question, card in zip(data["questions"], cards_of(page_of(client, opened)),
                               strict=True):
         (svg,) = re.findall(r"<svg.*?</svg>", card, re.S)
-        widths = [float(w) for w in re.findall(r'<rect y="20" width="([\d.]+)"', svg)]
+        widths = [float(w) for w in re.findall(r'<rect class="bar" y="20" width="([\d.]+)"', svg)]
         expected = [charts._x(c["estimate"]) - charts.PLOT_LEFT for c in question["categories"]]
         assert widths == pytest.approx(expected, abs=0.051)
         description = re.search(r"<desc[^>]*>(.*?)</desc>", svg, re.S).group(1)
@@ -116,7 +117,7 @@ def test_the_demos_true_shares_are_in_the_tables_and_charts(client, researcher, 
     client.force_login(researcher)
     first = cards_of(page_of(client, survey))[0]
     assert "True share (demo)" in first and "30.0%" in cells(first)
-    assert first.count('stroke="#d63384"') == 2 and ", true share 30.0%" in first
+    assert first.count('class="truth"') == 2 and ", true share 30.0%" in first
 
 
 def test_a_new_response_costs_the_same_queries_whatever_the_number_of_questions(
@@ -143,21 +144,30 @@ def test_a_new_response_costs_the_same_queries_whatever_the_number_of_questions(
     assert counts[0] == counts[1]
 
 
-def test_the_breakdown_forms_are_drawn_once_for_the_questions(
+def test_a_card_that_shows_the_same_figures_is_served_from_the_cache(
     client, opened, monkeypatch
 ):
-    page_of(client, opened)
+    before = page_of(client, opened)
+    first = opened.ordered_questions()[0]
+    correct(opened, {"questions": {str(first.pk): {"text": "Have you ever cheated in an exam?"}}})
     drawn = []
     render = charts.render_to_string
-    monkeypatch.setattr(charts, "render_to_string",
-                        lambda *args, **kwargs: drawn.append(args) or render(*args, **kwargs))
-    submit(opened, 1, seed=99)
-    caches["results"].clear()
-    page = page_of(client, opened)
-    assert drawn == []  # a new response, the same questions: the forms kept are shown
-    card = cards_of(page)[2]
-    assert card.count("<option ") == 6 and 'name="by"' in card
-    assert f'<option value="{opened.ordered_questions()[2].pk}">' not in card
+    monkeypatch.setattr(charts, "render_to_string", lambda name, context, *args, **kwargs:
+                        drawn.append(context["question"]["position"])
+                        or render(name, context, *args, **kwargs))
+    after = page_of(client, opened)
+    assert drawn == [1]  # a new snapshot (a new wording): only the card whose text changed
+    keys = [re.findall(r'data-key="([^"]+)"', page) for page in (before, after)]
+    assert keys[0][0] != keys[1][0] and keys[0][1:] == keys[1][1:]  # what the live script swaps
+    assert "Have you ever cheated in an exam?" in cards_of(after)[0]
+
+
+def test_each_card_links_to_its_breakdown_and_regression(client, opened):
+    questions = opened.ordered_questions()
+    card = cards_of(page_of(client, opened))[0]
+    assert reverse("question-breakdown", args=[opened.pk, questions[0].pk]) in card
+    assert reverse("question-regression", args=[opened.pk, questions[0].pk]) in card
+    assert "<option" not in card  # the breakdown page offers the choice of question
 
 
 def test_the_cards_template_costs_a_bounded_number_of_variables_per_answer(client, opened):

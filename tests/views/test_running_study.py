@@ -273,8 +273,11 @@ def test_an_open_surveys_results_page_updates_itself(client, open_survey):
     assert f'data-json-url="{reverse("survey-results-json", args=[open_survey.pk])}"' in page
     snapshot = client.get(reverse("survey-results-json", args=[open_survey.pk])).json()["snapshot"]
     assert f'data-snapshot="{snapshot}"' in page and 'id="live-status" role="status"' in page
-    for part in ("results-status", "results-summary", "results-body"):
+    for part in ("results-status", "results-summary", "results-refresh", "results-intro",
+                 "results-methods"):
         assert f'id="{part}" data-live' in page
+    questions = open_survey.ordered_questions()
+    assert page.count('data-live data-key="card-') == len(questions)  # each card, by what it shows
     survey_actions.close_survey(open_survey)
     page = client.get(reverse("survey-results", args=[open_survey.pk])).content.decode()
     assert "results_live.js" not in page and "live-note" not in page
