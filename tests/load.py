@@ -18,6 +18,7 @@ the benchmarks under bench/ all use it.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import http.client
 import json
@@ -133,13 +134,32 @@ def fold(database_url: str, survey_pk: int) -> dict:
     return _django_child(database_url, "fold", str(survey_pk))
 
 
+STATIC_ROOT = ROOT / "staticfiles"  # the settings' STATIC_ROOT
+
+
+@contextlib.contextmanager
+def static_files(how: int) -> Iterator[None]:
+    """STATIC_ROOT locked (fcntl.LOCK_EX to write it, LOCK_SH to serve from it) against the
+    other test processes (xdist workers) of this checkout: ``collectstatic`` rewrites the
+    manifest, which a server starting meanwhile would find missing."""
+    STATIC_ROOT.mkdir(exist_ok=True)
+    folder = os.open(STATIC_ROOT, os.O_RDONLY)
+    try:
+        fcntl.flock(folder, how)
+        yield
+    finally:
+        os.close(folder)  # which releases the lock
+
+
 @functools.cache
 def collect_static() -> None:
     """With DEBUG off, pages name static files through whitenoise's manifest, which
     ``collectstatic`` writes (into STATIC_ROOT, as ``make serve`` does). Once per process."""
     env = {**os.environ, **SERVER_ENV, "DJANGO_SETTINGS_MODULE": "surveysite.settings"}
-    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
-                   cwd=ROOT, env=env, check=True, timeout=120)
+    with static_files(fcntl.LOCK_EX):
+        subprocess.run(
+            [sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
+            cwd=ROOT, env=env, check=True, timeout=120)
 
 
 @dataclass
@@ -178,7 +198,7 @@ def gunicorn_server(
     `env`); yields once it answers HTTP. Always stopped afterwards: SIGTERM, then SIGKILL to
     its whole process group after STOP_SECONDS."""
     collect_static()
-    with tempfile.TemporaryDirectory(prefix="gunicorn-") as folder:
+    with static_files(fcntl.LOCK_SH), tempfile.TemporaryDirectory(prefix="gunicorn-") as folder:
         log = Path(folder) / "gunicorn.log"
         command = [sys.executable, "-m", "gunicorn", "surveysite.wsgi", "--bind", "127.0.0.1:0",
                    "--workers", str(workers), "--graceful-timeout", "5", "--timeout", "60"]
@@ -222,6 +242,26 @@ def _stop(process: subprocess.Popen) -> None:
     process.wait()
 
 
+def redis_port() -> int:
+    """A free loopback port for a RedisServer, below the ephemeral ports: while the server is
+    stopped, the port must stay free for its restart, and an ephemeral one could be taken
+    meanwhile by any connection's local end (the respondents' own, thousands a second).
+    Each test process (xdist worker) counts down from its own hundred ports, so that two
+    running side by side never pick the same."""
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as ephemeral:
+        first_ephemeral = int(ephemeral.read().split()[0])
+    worker = int(os.getenv("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
+    top = first_ephemeral - 1 - 100 * worker
+    for port in range(top, top - 100, -1):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {top - 99}-{top} for redis-server")
+
+
 class RedisServer:
     """A redis-server of the test's own on a free loopback port, keeping nothing on disk (as
     after any restart, it starts empty). `start` returns once it says it is ready to accept
@@ -230,9 +270,7 @@ class RedisServer:
     Started again, it listens on the same port."""
 
     def __init__(self) -> None:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
+        self.port = redis_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.process: subprocess.Popen | None = None
 
