@@ -17,8 +17,8 @@ the benchmarks under bench/ all use it.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
-import fcntl
 import functools
 import http.client
 import json
@@ -134,32 +134,21 @@ def fold(database_url: str, survey_pk: int) -> dict:
     return _django_child(database_url, "fold", str(survey_pk))
 
 
-STATIC_ROOT = ROOT / "staticfiles"  # the settings' STATIC_ROOT
-
-
-@contextlib.contextmanager
-def static_files(how: int) -> Iterator[None]:
-    """STATIC_ROOT locked (fcntl.LOCK_EX to write it, LOCK_SH to serve from it) against the
-    other test processes (xdist workers) of this checkout: ``collectstatic`` rewrites the
-    manifest, which a server starting meanwhile would find missing."""
-    STATIC_ROOT.mkdir(exist_ok=True)
-    folder = os.open(STATIC_ROOT, os.O_RDONLY)
-    try:
-        fcntl.flock(folder, how)
-        yield
-    finally:
-        os.close(folder)  # which releases the lock
-
-
 @functools.cache
-def collect_static() -> None:
-    """With DEBUG off, pages name static files through whitenoise's manifest, which
-    ``collectstatic`` writes (into STATIC_ROOT, as ``make serve`` does). Once per process."""
-    env = {**os.environ, **SERVER_ENV, "DJANGO_SETTINGS_MODULE": "surveysite.settings"}
-    with static_files(fcntl.LOCK_EX):
-        subprocess.run(
-            [sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
-            cwd=ROOT, env=env, check=True, timeout=120)
+def collect_static() -> str:
+    """The STATIC_ROOT of this process's servers: with DEBUG off, pages name static files
+    through whitenoise's manifest, which ``collectstatic`` writes (as ``make serve`` does),
+    here once per process into a temporary folder of its own, removed at exit. Not the
+    project's staticfiles/: collectstatic deletes and writes files again, which another test
+    process (an xdist worker) would meanwhile find missing, serving them or as its own
+    WhiteNoise reads that folder for the test client."""
+    folder = tempfile.mkdtemp(prefix="static-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    env = {**os.environ, **SERVER_ENV, "STATIC_ROOT": folder,
+           "DJANGO_SETTINGS_MODULE": "surveysite.settings"}
+    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
+                   cwd=ROOT, env=env, check=True, timeout=120)
+    return folder
 
 
 @dataclass
@@ -197,13 +186,13 @@ def gunicorn_server(
     """gunicorn serving `settings` on a free loopback port, with DEBUG off and SERVER_ENV (plus
     `env`); yields once it answers HTTP. Always stopped afterwards: SIGTERM, then SIGKILL to
     its whole process group after STOP_SECONDS."""
-    collect_static()
-    with static_files(fcntl.LOCK_SH), tempfile.TemporaryDirectory(prefix="gunicorn-") as folder:
+    static_root = collect_static()
+    with tempfile.TemporaryDirectory(prefix="gunicorn-") as folder:
         log = Path(folder) / "gunicorn.log"
         command = [sys.executable, "-m", "gunicorn", "surveysite.wsgi", "--bind", "127.0.0.1:0",
                    "--workers", str(workers), "--graceful-timeout", "5", "--timeout", "60"]
         process_env = {**os.environ, **SERVER_ENV, **(env or {}), "DATABASE_URL": database_url,
-                       "DJANGO_SETTINGS_MODULE": settings}
+                       "STATIC_ROOT": static_root, "DJANGO_SETTINGS_MODULE": settings}
         with log.open("wb") as output:
             process = subprocess.Popen(command, cwd=ROOT, env=process_env, stdout=output,
                                        stderr=subprocess.STDOUT, start_new_session=True)
