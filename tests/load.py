@@ -235,20 +235,23 @@ def redis_port() -> int:
     """A free loopback port for a RedisServer, below the ephemeral ports: while the server is
     stopped, the port must stay free for its restart, and an ephemeral one could be taken
     meanwhile by any connection's local end (the respondents' own, thousands a second).
-    Each test process (xdist worker) counts down from its own hundred ports, so that two
-    running side by side never pick the same."""
+    Each test process (xdist worker) has a thousand ports of its own, so that two running
+    side by side never pick the same, and starts at a random one of them, so that test runs
+    of other checkouts on the same machine rarely do."""
     with open("/proc/sys/net/ipv4/ip_local_port_range") as ephemeral:
         first_ephemeral = int(ephemeral.read().split()[0])
     worker = int(os.getenv("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
-    top = first_ephemeral - 1 - 100 * worker
-    for port in range(top, top - 100, -1):
+    lowest = first_ephemeral - 1000 * (worker + 1)
+    start = secrets.randbelow(1000)
+    for step in range(1000):
+        port = lowest + (start + step) % 1000
         with socket.socket() as probe:
             try:
                 probe.bind(("127.0.0.1", port))
             except OSError:
                 continue
             return port
-    raise RuntimeError(f"no free port in {top - 99}-{top} for redis-server")
+    raise RuntimeError(f"no free port in {lowest}-{lowest + 999} for redis-server")
 
 
 class RedisServer:
