@@ -6,6 +6,11 @@ STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 BIND ?= 127.0.0.1:8000
 WORKERS ?= 4
+# pytest's processes running the tests side by side (pytest-xdist; "auto": one per core; an
+# idle one takes tests queued for another, as the load tests take minutes), and any other
+# arguments for it, e.g. `make test-python PYTEST_ARGS="-m browser"`.
+TEST_PROCESSES ?= auto
+PYTEST_ARGS ?=
 
 .DEFAULT_GOAL := help
 .PHONY: help install languages test-deps run serve test test-python test-js lint migrations-check vectors bench clean
@@ -44,8 +49,8 @@ serve: install ## Production server (gunicorn). Needs SECRET_KEY and ALLOWED_HOS
 
 test: test-deps lint migrations-check test-js test-python ## Run every suite: lint, migrations, JavaScript, Python and browser tests
 
-test-python: test-deps ## Python and headless-browser tests (pytest)
-	$(BIN)/pytest
+test-python: test-deps ## Python and headless-browser tests (pytest, one process per core)
+	$(BIN)/pytest -n $(TEST_PROCESSES) --dist worksteal $(PYTEST_ARGS)
 
 test-js: ## Browser JavaScript tests (node --test)
 	node --test tests/js/

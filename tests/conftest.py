@@ -1,11 +1,12 @@
 """Factory fixtures shared by all test modules, fresh databases for the real server, and the
 headless browser."""
 
+import asyncio
+import contextlib
 import os
 import shutil
-import subprocess
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from django.contrib.auth.models import Group, User
@@ -15,7 +16,7 @@ from django.db import connections
 
 from surveys.actions.surveys import close_survey, open_survey
 from surveys.models import Choice, PrivacyPolicy, Question, Survey
-from tests.helpers import AXE, Audit
+from tests.helpers import AXE, Audit, command, lacking, rscript_with
 from tests.load import RedisServer, Unreachable, fresh_database
 
 CHROMIUM = os.getenv("CHROMIUM_PATH", "/usr/bin/chromium")
@@ -182,38 +183,11 @@ def make_survey(db):
     return make
 
 
-def lacking(message: str) -> None:
-    """A test needs what this machine lacks: skipped here, failed in CI (which installs it)."""
-    if os.getenv("CI", "").lower() in {"1", "true", "yes"}:
-        pytest.fail(f"{message} (CI must run this test)")
-    pytest.skip(message)
-
-
 @pytest.fixture
-def rscript() -> str:
-    """Rscript, with R's haven package (which R users open SPSS and Stata files with)."""
-    found = shutil.which("Rscript")
-    has_haven = found and subprocess.run(
-        [found, "-e", 'quit(status = !requireNamespace("haven", quietly = TRUE))'],
-        capture_output=True,
-    ).returncode == 0
-    if not has_haven:
-        lacking("R with haven is needed: `sudo apt-get install r-base-core r-cran-haven`")
-    return found
-
-
-@pytest.fixture
-def rscript_jsonlite() -> str:
-    """Rscript, with R's jsonlite package (which the results page's R script reads the
-    metadata with)."""
-    found = shutil.which("Rscript")
-    has_jsonlite = found and subprocess.run(
-        [found, "-e", 'quit(status = !requireNamespace("jsonlite", quietly = TRUE))'],
-        capture_output=True,
-    ).returncode == 0
-    if not has_jsonlite:
-        lacking("R with jsonlite is needed: `sudo apt-get install r-base-core r-cran-jsonlite`")
-    return found
+def rscript() -> Callable[..., str]:
+    """rscript(*packages) -> the path of Rscript once R has those packages; else the test
+    skips (fails in CI) with the command that installs them (tests/helpers.py)."""
+    return rscript_with
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -229,33 +203,60 @@ def database(request) -> Iterator[str]:
 @pytest.fixture
 def redis_server() -> Iterator[RedisServer]:
     """A running redis-server of the test's own (tests/load.py)."""
-    if not shutil.which("redis-server"):
-        lacking("redis-server is needed: `sudo apt-get install redis-server`")
+    command("redis-server", "redis-server")
     with RedisServer() as server:
         yield server
 
 
-@pytest.fixture
-def browser():
-    """A headless Chromium driven by Playwright; skipped (or failed in CI) when absent."""
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Chromium per test process (per xdist worker), driven by Playwright:
+    launching one costs a second or more, and every browser test's contexts are its own
+    anyway (``browser``). Skipped (or failed in CI) when absent."""
     if not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM):
-        message = (
+        lacking(
             f"Chromium not found at {CHROMIUM}: browser tests need it. Install it with "
             "`sudo apt-get install chromium chromium-driver` (or set CHROMIUM_PATH)."
         )
-        lacking(message)
     # Playwright's sync API runs an event loop in this thread; Django's ORM calls made by
     # the test itself stay synchronous and safe.
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield instance
+    playwright = sync_playwright().start()
+    instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    yield instance
+    with playwright_loop(instance):
         instance.close()
-        # While Playwright's event loop runs, Django keeps this thread's database connections
-        # apart from the usual ones (as for async code); close them, or PostgreSQL refuses to
-        # drop the test database at the end ("being accessed by other users").
+        playwright.stop()
+
+
+@contextlib.contextmanager
+def playwright_loop(chromium) -> Iterator[None]:
+    """Playwright's event loop marked as this thread's running loop, as Playwright leaves it
+    after each call it makes, and unmarked afterwards. Marked, Django takes this thread for
+    async code and keeps its database connections apart from the usual ones (which the test
+    database's transaction and the tests without a browser use); Playwright needs it marked
+    for its next call."""
+    asyncio._set_running_loop(chromium._loop)  # noqa: SLF001 (Playwright does the same)
+    try:
+        yield
+    finally:
+        asyncio._set_running_loop(None)  # noqa: SLF001
+
+
+@pytest.fixture
+def browser(chromium):
+    """The worker's Chromium, for one test: every browser context the test opens (each its
+    own cookies and storage) is closed when it ends, so nothing passes to the next test."""
+    with playwright_loop(chromium):
+        yield chromium
+        for context in chromium.contexts:
+            context.close()
+        # While Playwright's loop is marked running, Django keeps this thread's database
+        # connections apart from the usual ones (as for async code); close them, or
+        # PostgreSQL refuses to drop the test database at the end ("being accessed by other
+        # users").
         connections.close_all()
 
 
@@ -272,6 +273,5 @@ def axe():
     axe.run() and prints the violations by impact with their rule ids; check() fails the test
     if any audited page had a serious or critical one (after all pages were printed)."""
     if not AXE.exists():
-        message = f"{AXE} is missing: run `make install` (npm ci) to install axe-core."
-        lacking(message)
+        lacking(f"{AXE} is missing: run `make test-deps` (npm ci) to install axe-core.")
     return Audit()

@@ -1,8 +1,13 @@
 """What several test modules share: surveys and reports to test with, checks of what was
-stored, steps of a respondent or a researcher in a headless browser, and axe-core's audit.
-Fixtures are in conftest.py; the real-server harness is in load.py."""
+stored, steps of a respondent or a researcher in a headless browser, axe-core's audit, and the
+optional tools some tests need. Fixtures are in conftest.py; the real-server harness is in
+load.py."""
 
+import functools
 import json
+import os
+import shutil
+import subprocess
 from collections import defaultdict
 from pathlib import Path
 from types import UnionType
@@ -10,6 +15,7 @@ from typing import get_args, get_origin, get_type_hints, is_typeddict
 
 import numpy as np
 import polib
+import pytest
 from django.conf import settings
 from django.urls import reverse
 from django.utils import translation
@@ -326,6 +332,44 @@ class Audit:
         assert not self.blocking, "serious or critical axe violations:\n" + "\n".join(
             self.blocking
         )
+
+
+# --- optional tools -----------------------------------------------------------------------
+
+
+def lacking(message: str) -> None:
+    """A test needs what this machine lacks: skipped here with `message` (which says how to
+    install it), failed in CI, which installs everything (.ci/run). Every test that needs an
+    optional tool (R, Redis, Chromium, gettext, PostgreSQL, axe-core) comes here."""
+    if os.getenv("CI", "").lower() in {"1", "true", "yes"}:
+        pytest.fail(f"{message} (CI must run this test)")
+    pytest.skip(message)
+
+
+def command(name: str, debian_package: str) -> str:
+    """The path of the command `name`; lacking it, the test skips (fails in CI) with the
+    command that installs it."""
+    found = shutil.which(name)
+    if not found:
+        lacking(f"{name} is needed: `sudo apt-get install {debian_package}`")
+    return found
+
+
+@functools.cache
+def _r_has(rscript: str, package: str) -> bool:
+    """Whether R has `package` (asked once per process: R takes a while to start)."""
+    check = f'quit(status = !requireNamespace("{package}", quietly = TRUE))'
+    return subprocess.run([rscript, "-e", check], capture_output=True).returncode == 0
+
+
+def rscript_with(*packages: str) -> str:
+    """The path of Rscript, once R has every one of `packages` (Debian ships R's package x as
+    r-cran-x); lacking any, the test skips (fails in CI) with the command that installs them."""
+    found = shutil.which("Rscript")
+    if not found or not all(_r_has(found, package) for package in packages):
+        debian = " ".join(["r-base-core", *(f"r-cran-{package}" for package in packages)])
+        lacking(f"R with {', '.join(packages)} is needed: `sudo apt-get install {debian}`")
+    return found
 
 
 CLOCK_START = 1_000_000.0

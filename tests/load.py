@@ -17,6 +17,7 @@ the benchmarks under bench/ all use it.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import http.client
@@ -134,12 +135,20 @@ def fold(database_url: str, survey_pk: int) -> dict:
 
 
 @functools.cache
-def collect_static() -> None:
-    """With DEBUG off, pages name static files through whitenoise's manifest, which
-    ``collectstatic`` writes (into STATIC_ROOT, as ``make serve`` does). Once per process."""
-    env = {**os.environ, **SERVER_ENV, "DJANGO_SETTINGS_MODULE": "surveysite.settings"}
+def collect_static() -> str:
+    """The STATIC_ROOT of this process's servers: with DEBUG off, pages name static files
+    through whitenoise's manifest, which ``collectstatic`` writes (as ``make serve`` does),
+    here once per process into a temporary folder of its own, removed at exit. Not the
+    project's staticfiles/: collectstatic deletes and writes files again, which another test
+    process (an xdist worker) would meanwhile find missing, serving them or as its own
+    WhiteNoise reads that folder for the test client."""
+    folder = tempfile.mkdtemp(prefix="static-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    env = {**os.environ, **SERVER_ENV, "STATIC_ROOT": folder,
+           "DJANGO_SETTINGS_MODULE": "surveysite.settings"}
     subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
                    cwd=ROOT, env=env, check=True, timeout=120)
+    return folder
 
 
 @dataclass
@@ -177,13 +186,13 @@ def gunicorn_server(
     """gunicorn serving `settings` on a free loopback port, with DEBUG off and SERVER_ENV (plus
     `env`); yields once it answers HTTP. Always stopped afterwards: SIGTERM, then SIGKILL to
     its whole process group after STOP_SECONDS."""
-    collect_static()
+    static_root = collect_static()
     with tempfile.TemporaryDirectory(prefix="gunicorn-") as folder:
         log = Path(folder) / "gunicorn.log"
         command = [sys.executable, "-m", "gunicorn", "surveysite.wsgi", "--bind", "127.0.0.1:0",
                    "--workers", str(workers), "--graceful-timeout", "5", "--timeout", "60"]
         process_env = {**os.environ, **SERVER_ENV, **(env or {}), "DATABASE_URL": database_url,
-                       "DJANGO_SETTINGS_MODULE": settings}
+                       "STATIC_ROOT": static_root, "DJANGO_SETTINGS_MODULE": settings}
         with log.open("wb") as output:
             process = subprocess.Popen(command, cwd=ROOT, env=process_env, stdout=output,
                                        stderr=subprocess.STDOUT, start_new_session=True)
@@ -222,6 +231,29 @@ def _stop(process: subprocess.Popen) -> None:
     process.wait()
 
 
+def redis_port() -> int:
+    """A free loopback port for a RedisServer, below the ephemeral ports: while the server is
+    stopped, the port must stay free for its restart, and an ephemeral one could be taken
+    meanwhile by any connection's local end (the respondents' own, thousands a second).
+    Each test process (xdist worker) has a thousand ports of its own, so that two running
+    side by side never pick the same, and starts at a random one of them, so that test runs
+    of other checkouts on the same machine rarely do."""
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as ephemeral:
+        first_ephemeral = int(ephemeral.read().split()[0])
+    worker = int(os.getenv("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
+    lowest = first_ephemeral - 1000 * (worker + 1)
+    start = secrets.randbelow(1000)
+    for step in range(1000):
+        port = lowest + (start + step) % 1000
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {lowest}-{lowest + 999} for redis-server")
+
+
 class RedisServer:
     """A redis-server of the test's own on a free loopback port, keeping nothing on disk (as
     after any restart, it starts empty). `start` returns once it says it is ready to accept
@@ -230,9 +262,7 @@ class RedisServer:
     Started again, it listens on the same port."""
 
     def __init__(self) -> None:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
+        self.port = redis_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.process: subprocess.Popen | None = None
 

@@ -44,8 +44,8 @@ from tests.load import (
 )
 
 UNAVAILABLE = {"ok": False, "error": str(DatabaseUnavailableMiddleware.MESSAGE)}
-JOBS = 2000
-KILL_AT = {100, 500, 900, 1300, 1700}
+JOBS = 1000
+KILL_AT = {100, 300, 500, 700, 900}
 """The pauses (one per stored submission, and one per attempt of a killed one) at which a
 worker is killed in the middle of its write transaction."""
 CSRF = "c" * 32  # a well-formed token: no page can be fetched for one while the database is down

@@ -165,6 +165,7 @@ def test_the_designs_for_other_tools_reproduce_the_unbiased_shares_in_r(
     moment estimator that RRreg's custom model starts from (the matrix's inverse applied to
     the shares of the reports): it gives the dashboard's unbiased shares, so the matrix is
     the right way round. For the yes/no question, rrlogit's pyes and pno give its law."""
+    r = rscript("haven")
     survey = survey_of_every_encoding(make_survey, researcher)
     submit(survey, 80)
     client.force_login(researcher)
@@ -177,7 +178,7 @@ def test_the_designs_for_other_tools_reproduce_the_unbiased_shares_in_r(
     (tmp_path / "calls.txt").write_text("\n".join(calls) + "\n")
     (tmp_path / "designs.R").write_text(R_DESIGNS)
     shown = subprocess.run(
-        [rscript, str(tmp_path / "designs.R"), str(tmp_path / "reports.csv"),
+        [r, str(tmp_path / "designs.R"), str(tmp_path / "reports.csv"),
          str(tmp_path / "calls.txt")], capture_output=True, text=True, check=True,
     ).stdout.splitlines()
     dashboard = client.get(reverse("survey-results-json", args=[survey.pk])).json()["questions"]
@@ -261,7 +262,7 @@ def test_the_downloaded_python_script_redoes_every_estimate(
 
 
 def test_the_downloaded_r_script_redoes_every_estimate(
-    client, researcher, make_survey, tmp_path, rscript_jsonlite
+    client, researcher, make_survey, tmp_path, rscript
 ):
     """The results page's R script, with the reports and the metadata in one folder, run
     there with base R and jsonlite (nothing of the site's), gives every question's estimates
@@ -300,7 +301,7 @@ def test_the_downloaded_r_script_redoes_every_estimate(
         (tmp_path / name).write_text(body, encoding="utf-8")
     script = (tmp_path / f"{prefix}-estimates.R").read_text(encoding="utf-8")
     assert f'PREFIX <- "{prefix}"' in script and f"Rscript {prefix}-estimates.R" in script
-    run = subprocess.run([rscript_jsonlite, f"{prefix}-estimates.R"], cwd=tmp_path,
+    run = subprocess.run([rscript("jsonlite"), f"{prefix}-estimates.R"], cwd=tmp_path,
                          capture_output=True, text=True, env={"PATH": os.environ["PATH"]})
     assert run.returncode == 0, run.stderr
     with open(tmp_path / f"{prefix}-estimates-redone-R.csv", encoding="utf-8") as file:
@@ -326,7 +327,7 @@ def test_the_downloaded_r_script_redoes_every_estimate(
 
 
 def test_the_r_script_redoes_the_shares_and_means_among_those_who_answered(
-    client, researcher, tmp_path, rscript_jsonlite
+    client, researcher, tmp_path, rscript
 ):
     """With extra answers ("No answer", "Not asked"), the R script's means are those among
     the respondents who answered, and its second file their answers' shares with intervals,
@@ -363,7 +364,7 @@ def test_the_r_script_redoes_the_shares_and_means_among_those_who_answered(
                         (f"{prefix}-reports.csv", "export-reports-csv"),
                         (f"{prefix}-metadata.json", "export-metadata")):
         (tmp_path / name).write_text(download(client, route, survey)[1], encoding="utf-8")
-    run = subprocess.run([rscript_jsonlite, f"{prefix}-estimates.R"], cwd=tmp_path,
+    run = subprocess.run([rscript("jsonlite"), f"{prefix}-estimates.R"], cwd=tmp_path,
                          capture_output=True, text=True, env={"PATH": os.environ["PATH"]})
     assert run.returncode == 0, run.stderr
     with open(tmp_path / f"{prefix}-estimates-redone-R.csv", encoding="utf-8") as file:

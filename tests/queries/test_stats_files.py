@@ -108,6 +108,7 @@ for (path in commandArgs(trailingOnly = TRUE)) {
 def test_r_reads_both_files_with_their_labels(client, researcher, answered, tmp_path, rscript):
     """R's haven (what R users open SPSS and Stata files with) reads the rows, the variable
     labels and the value labels."""
+    r = rscript("haven")
     client.force_login(researcher)
     paths = [tmp_path / f"reports.{extension}" for extension in EXTENSIONS]
     for extension, path in zip(EXTENSIONS, paths, strict=True):
@@ -115,7 +116,7 @@ def test_r_reads_both_files_with_their_labels(client, researcher, answered, tmp_
     script = tmp_path / "read.R"
     script.write_text(R_READ)
     shown = subprocess.run(
-        [rscript, str(script), *map(str, paths)], capture_output=True, text=True, check=True
+        [r, str(script), *map(str, paths)], capture_output=True, text=True, check=True
     ).stdout.splitlines()
     header, *rows = csv_rows(client, answered)
     total = sum(int(row[header.index("q3")]) for row in rows)

@@ -5,7 +5,6 @@ access rules as the pages (another researcher's survey: 404; a viewer's share: 2
 no other page. The examples of docs/results-api.md run against a live server."""
 
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -367,11 +366,10 @@ def test_the_python_example_runs(live_server, researcher, survey, tmp_path):
 
 
 @pytest.mark.usefixtures("transactional_db")
-def test_the_r_example_runs(live_server, researcher, survey, tmp_path):
-    rscript = shutil.which("Rscript")  # R and its httr2: Debian's r-base-core, r-cran-httr2
-    assert rscript, "the R example needs Rscript"
+def test_the_r_example_runs(live_server, researcher, survey, tmp_path, rscript):
+    r = rscript("httr2")
     script = tmp_path / "example.R"
     script.write_text(example("r", live_server, survey, secret_of(researcher)))
-    run = subprocess.run([rscript, script], capture_output=True, text=True, timeout=120)
+    run = subprocess.run([r, script], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert "Have you ever cheated?" in run.stdout and "group" in run.stdout
