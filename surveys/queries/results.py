@@ -245,7 +245,7 @@ def _key(survey: Survey, *parts: Any) -> str:
         [
             RESULTS_VERSION,
             survey.pk,
-            survey.opened_at.isoformat() if survey.opened_at else None,
+            survey.opened_at.isoformat(),
             survey.wording_version,
             translation.get_language(),
             *parts,
