@@ -227,3 +227,31 @@ def test_the_recommended_number_has_the_narrowest_margin():
     assert ldp.recommended_asked(3.0, [], [1] * 20, 5000, share_margin, choices=[2, 3, 5]) == 2
     with pytest.raises(ValueError, match="below MIN_EPSILON"):
         ldp.recommended_asked(0.01, [], [5, 5], 1000, share_margin)
+
+
+@pytest.mark.parametrize("questions", [2, 3, 4])
+def test_fake_reports_give_the_whole_body_no_amplification(questions):
+    """RS+FD (one question's answer randomized at epsilon', a uniform fake report for each of
+    the others, and nothing saying which is true): enumerating every body of yes/no reports,
+    the whole body costs epsilon' itself, not the amplified epsilon of one answer
+    ln((e^eps' - 1) / d + 1) (Arcolezi et al. 2021): the worst case is two respondents whose
+    answers all differ and a body equal to the first one's answers."""
+    epsilon = 2.0
+    matrix = ldp.randomized_response(epsilon).matrix()
+    bodies = list(itertools.product((0, 1), repeat=questions))
+    answers = list(itertools.product((0, 1), repeat=questions))
+    laws = np.array([
+        [sum(matrix[r[j], x[j]] for j in range(questions)) / questions
+         * 0.5 ** (questions - 1) for r in bodies]
+        for x in answers
+    ])
+    assert laws.sum(axis=1) == pytest.approx(1.0)
+    whole = float(np.max(np.log(laws.max(axis=0) / laws.min(axis=0))))
+    assert whole == pytest.approx(epsilon, abs=1e-9)
+    one_answer = math.log((math.exp(epsilon) - 1) / questions + 1)
+    changed_one = max(  # answers differing in one question only
+        float(np.max(np.log(laws[i] / laws[k])))
+        for i, x in enumerate(answers) for k, x2 in enumerate(answers)
+        if sum(a != b for a, b in zip(x, x2, strict=True)) == 1
+    )
+    assert changed_one == pytest.approx(one_answer, abs=1e-9)
