@@ -21,6 +21,7 @@ from .checkall import MAX_BOXES, MAX_OPTIONS, SampledBoxes, sampled_boxes
 from .designs import (
     asked_share,
     body_epsilon,
+    both_asked_share,
     draw_blocks,
     expected_asked,
     recommended_asked,
@@ -69,6 +70,6 @@ __all__ = [
     "grr_threshold",
     "keep_probabilities", "oue", "project_simplex", "randomized_response", "sue",
     "test_vectors", "z_value", "MAX_BOXES", "MAX_OPTIONS", "SampledBoxes", "sampled_boxes",
-    "NumberWindow", "number_window", "asked_share", "body_epsilon", "draw_blocks",
-    "expected_asked", "recommended_asked", "sampled_epsilon",
+    "NumberWindow", "number_window", "asked_share", "body_epsilon", "both_asked_share",
+    "draw_blocks", "expected_asked", "recommended_asked", "sampled_epsilon",
 ]

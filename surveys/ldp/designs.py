@@ -15,7 +15,8 @@ the N largest sampled blocks' totals. Every sampled question gets the same epsil
 (``sampled_epsilon``), so that this is exactly B.
 
 Planning: a sampled block is drawn by N / blocks of the respondents (``asked_share``,
-``expected_asked``), and ``recommended_asked`` picks the N with the narrowest margin.
+``expected_asked``; two given blocks by ``both_asked_share``), and ``recommended_asked``
+picks the N with the narrowest margin.
 
 Estimation needs nothing new: the draw is independent of the answers, so the respondents who
 drew a question are a random part of all respondents, and today's estimators apply to their
@@ -164,11 +165,17 @@ def asked_share(blocks: int, asked: int) -> float:
     return _check_asked(asked, int(blocks)) / int(blocks)
 
 
+def both_asked_share(blocks: int, asked: int) -> float:
+    """The share of respondents who draw two given sampled blocks, whose pairs of reports a
+    breakdown of one by the other uses: asked (asked - 1) / (blocks (blocks - 1)), 0 when
+    each respondent draws one block."""
+    share = asked_share(blocks, asked)
+    return 0.0 if asked == 1 else share * (asked - 1) / (blocks - 1)
+
+
 def expected_asked(respondents: int, blocks: int, asked: int) -> float:
     """How many of ``respondents`` are expected to draw a given sampled block:
-    respondents * asked / blocks. The number is Binomial(respondents, asked / blocks); two
-    sampled blocks are both drawn by respondents * asked (asked - 1) / (blocks (blocks - 1))
-    on average."""
+    respondents * asked / blocks (the number is Binomial(respondents, asked / blocks))."""
     if not (is_integer(respondents) and respondents >= 0):
         raise ValueError(f"respondents must be a whole number >= 0, got {respondents!r}")
     return int(respondents) * asked_share(blocks, asked)

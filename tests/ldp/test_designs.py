@@ -207,6 +207,9 @@ def test_the_same_chi_square_test_refuses_a_wrong_shuffle(blocks, asked):
 def test_the_share_asked_and_the_expected_respondents():
     assert ldp.asked_share(20, 3) == pytest.approx(0.15)
     assert ldp.expected_asked(5000, 20, 3) == pytest.approx(750)
+    assert ldp.both_asked_share(6, 2) == pytest.approx(1 / 15)
+    assert ldp.both_asked_share(6, 1) == 0.0
+    assert ldp.both_asked_share(4, 4) == pytest.approx(1.0)
     with pytest.raises(ValueError, match="from 1 to 20"):
         ldp.asked_share(20, 21)
 
