@@ -8,7 +8,9 @@ mechanisms (``mechanisms``, estimated by ``estimation``, rebuilt from specs by `
 then intervals and likelihood fitting for several questions, then joint estimation
 (breakdowns ``joint``, three-way ``strata``, shares among those who answered ``among`` and
 among those asked ``asked``), then the kinds of estimate built on them (``numbers``,
-``checkall``, ``scores``), then regression (``regression``, ``linear``). Importing this
+``checkall``, ``scores``), then regression (``regression``, ``linear``); on top, beside
+the shared test vectors, a survey's design (``designs``: which questions each respondent is
+asked, and the epsilon of everything they send). Importing this
 package imports every mechanism, so ``from_spec`` knows them all. The browser twin is
 ``static/surveys/ldp.js``; ``python -m surveys.ldp`` writes the shared test vectors
 (``vectors``). Imports inside the package are relative, so the folder can be copied and used
@@ -16,6 +18,14 @@ on its own.
 """
 
 from .checkall import MAX_BOXES, MAX_OPTIONS, SampledBoxes, sampled_boxes
+from .designs import (
+    asked_share,
+    body_epsilon,
+    draw_blocks,
+    expected_asked,
+    recommended_asked,
+    sampled_epsilon,
+)
 from .estimation import (
     EXACT_BELOW_VARIANCE,
     HEADLINE_DESCRIPTION,
@@ -59,5 +69,6 @@ __all__ = [
     "grr_threshold",
     "keep_probabilities", "oue", "project_simplex", "randomized_response", "sue",
     "test_vectors", "z_value", "MAX_BOXES", "MAX_OPTIONS", "SampledBoxes", "sampled_boxes",
-    "NumberWindow", "number_window",
+    "NumberWindow", "number_window", "asked_share", "body_epsilon", "draw_blocks",
+    "expected_asked", "recommended_asked", "sampled_epsilon",
 ]
