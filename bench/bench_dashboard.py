@@ -61,7 +61,6 @@ from harness import (  # bench/harness.py, which puts the project root on the pa
 )
 
 from tests.load import (  # noqa: E402 (needs the project root on the path first)
-    collect_static,
     drive,
     gunicorn_server,
     make_jobs,
@@ -114,7 +113,6 @@ def main() -> int:
     if args.measure:
         print(json.dumps(measure_database(args.sizes, args.repeats)))
         return 0
-    collect_static()  # pages name static files through the manifest, with DEBUG off
     options = ["--repeats", str(args.repeats), "--sizes", *map(str, args.sizes)]
     figures = each_database(
         args.databases, lambda url: measure_in_child(__file__, options, url)

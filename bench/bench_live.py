@@ -46,8 +46,6 @@ import time
 
 from harness import each_database, measure_in_child, served_ms
 
-from tests.load import collect_static  # noqa: E402 (harness puts the project root on the path)
-
 RESPONSES_PER_SECOND = 10
 REFRESH_SECONDS = 5
 STORED = 10_000
@@ -72,7 +70,6 @@ def main() -> int:
     if args.measure:
         print(json.dumps(measure_database(args.sizes, args.seconds)))
         return 0
-    collect_static()  # pages name static files through the manifest, with DEBUG off
     options = ["--sizes", *map(str, args.sizes), "--seconds", str(args.seconds)]
     figures = each_database(args.databases, lambda url: measure_in_child(__file__, options, url))
     return report(figures, args.sizes)

@@ -32,8 +32,6 @@ import time
 
 from harness import each_database, fill, measure_in_child, timed_get  # puts the root on the path
 
-from tests.load import collect_static  # noqa: E402 (needs the project root on the path first)
-
 FIRST_SHARE = 0.5
 LATER_RATIO = 2.0
 FIRST_REPEATS = 3
@@ -52,7 +50,6 @@ def main() -> int:
     if args.measure:
         print(json.dumps(measure(args.size, args.repeats)))
         return 0
-    collect_static()
     options = ["--size", str(args.size), "--repeats", str(args.repeats)]
     figures = each_database(args.databases, lambda url: measure_in_child(__file__, options, url))
     return report(figures)

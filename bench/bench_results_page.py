@@ -53,10 +53,7 @@ from harness import (  # bench/harness.py, which puts the project root on the pa
     timed_get,
 )
 
-from tests.load import (  # noqa: E402 (needs the project root on the path first)
-    collect_static,
-    make_jobs,
-)
+from tests.load import make_jobs  # noqa: E402 (needs the project root on the path first)
 
 WARM_UP_ROUNDS = 3
 QUESTIONS = ((20, 2), (10, 5), (5, 14), (5, 50))
@@ -90,7 +87,6 @@ def main() -> int:
     if args.measure:
         print(json.dumps(measure_database(args.sizes, args.repeats, args.stored, args.profile)))
         return 0
-    collect_static()  # pages name static files through the manifest, with DEBUG off
     options = ["--repeats", str(args.repeats), "--sizes", *map(str, args.sizes),
          "--stored", str(args.stored), *(["--profile"] if args.profile else [])]
     figures = each_database(

@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.load import SERVER_ENV, Unreachable, fresh_database  # noqa: E402 (needs ROOT first)
+from tests.load import SERVER_ENV, Unreachable, collect_static, fresh_database  # noqa: E402 (needs ROOT first)
 
 
 def each_database(databases: list[str], measure: Callable[[str], dict]) -> dict[str, dict | None]:
@@ -36,7 +36,8 @@ def each_database(databases: list[str], measure: Callable[[str], dict]) -> dict[
 
 def measure_in_child(script: str, options: list[str], database_url: str) -> dict:
     """Run ``script --measure *options`` on ``database_url`` with the settings gunicorn gets
-    (tests.load.SERVER_ENV) and the test Client's host allowed; the JSON of its last line."""
+    (tests.load.SERVER_ENV), the test Client's host allowed and this process's collected
+    static files; the JSON of its last line."""
     env = {
         **os.environ,
         **SERVER_ENV,
@@ -46,6 +47,8 @@ def measure_in_child(script: str, options: list[str], database_url: str) -> dict
         "OPENBLAS_NUM_THREADS": "1",
         "DATABASE_URL": database_url,
         "DJANGO_SETTINGS_MODULE": os.getenv("DJANGO_SETTINGS_MODULE", "surveysite.settings"),
+        # Pages name static files through the manifest, with DEBUG off.
+        "STATIC_ROOT": collect_static(),
     }
     command = [sys.executable, script, "--measure", *options]
     result = subprocess.run(command, env=env, cwd=ROOT, stdout=subprocess.PIPE, text=True)

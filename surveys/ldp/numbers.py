@@ -53,7 +53,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -87,6 +87,7 @@ MAX_EXTRAS: int = 2
 EM_TOLERANCE: float = 1e-9
 """EMS stops when no start's share moves by more than this in one step."""
 EM_MAX_STEPS: int = 5000
+"""Most EMS steps, extrapolations' included (a share near 0 is approached slowly)."""
 
 NUMBER_INTERVAL_METHOD: str = "student-t"
 """Name of the method behind a number's mean interval, for the pages."""
@@ -464,24 +465,41 @@ class NumberWindow:
 
     def starts_distribution(self, counts: Any, n: int) -> np.ndarray:
         """EMS: the share of respondents at each window start, then giving each extra answer
-        (module docstring; the smoothing is over the starts only)."""
+        (module docstring; the smoothing is over the starts only): the fixed point of one EMS
+        step (``_ems_step``), reached by SQUAREM's extrapolation (Varadhan and Roland, 2008,
+        scheme S3): from f, two steps f1 and f2 give r = f1 - f and v = f2 - 2 f1 + f; with
+        a = -|r| / |v| (at most -1) the point f - 2 a r + a^2 v, or f2 where that leaves the
+        simplex, is followed by one more step. It stops when one step moves no share by
+        ``EM_TOLERANCE`` or after ``EM_MAX_STEPS`` steps."""
         c = self._counts(counts, n).astype(float)
         columns = self.starts + self.extras
         f = np.full(columns, 1 / columns)
         if n == 0:
             return f
-        m = self._matrix
-        for _ in range(EM_MAX_STEPS):
-            updated = f * (m.T @ (c / (m @ f))) / n
-            starts, extras = updated[: self.starts], updated[self.starts :]
-            padded = np.concatenate([starts[:1], starts, starts[-1:]])
-            smoothed = np.concatenate([(padded[:-2] + 2 * padded[1:-1] + padded[2:]) / 4, extras])
-            smoothed /= smoothed.sum()
-            moved = np.abs(smoothed - f).max()
-            f = smoothed
-            if moved < EM_TOLERANCE:
-                break
+        steps = 0
+        while steps < EM_MAX_STEPS:
+            f1 = self._ems_step(f, c, n)
+            r = f1 - f
+            if np.abs(r).max() < EM_TOLERANCE:
+                return f1
+            f2 = self._ems_step(f1, c, n)
+            v = f2 - 2 * f1 + f
+            curvature = math.sqrt(v @ v)
+            a = min(-math.sqrt(r @ r) / curvature, -1.0) if curvature > 0 else -1.0
+            jump = f - 2 * a * r + a * a * v
+            f = self._ems_step(jump / jump.sum() if np.all(jump > 0) else f2, c, n)
+            steps += 3
         return f
+
+    def _ems_step(self, f: np.ndarray, c: np.ndarray, n: int) -> np.ndarray:
+        """One EMS step from the shares ``f``: EM's update with the exact report law, then the
+        smoothing ([1, 2, 1] / 4, the ends repeated) of the starts' shares."""
+        m = self._matrix
+        updated = f * (m.T @ (c / (m @ f))) / n
+        starts, extras = updated[: self.starts], updated[self.starts :]
+        padded = np.concatenate([starts[:1], starts, starts[-1:]])
+        smoothed = np.concatenate([(padded[:-2] + 2 * padded[1:-1] + padded[2:]) / 4, extras])
+        return smoothed / smoothed.sum()
 
     def _bin_weights(self) -> np.ndarray:
         """K x bins: the share of the values behind each start that fall in each bin (a
@@ -531,6 +549,12 @@ class NumberWindow:
     def variance_times_n(self, share: float | None = None) -> float:
         """n times the variance of the mean position (0..1), in the worst case (with extra
         answers, when everyone gives a number)."""
+        return self._worst_variance
+
+    @cached_property
+    def _worst_variance(self) -> float:
+        """``variance_times_n``: a function of the design only, which the planner's figures
+        ask for several times per question and per view."""
         return _worst_variance(self._matrix[:, : self.starts], self._values)
 
     def margin_of_error(

@@ -12,7 +12,9 @@ from . import bounded
 
 _GRID = np.linspace(0, 1, 257)
 """Trial values of ``score_interval``, besides the point estimate; the ends found are then
-refined by 40 halvings (to 1e-14)."""
+refined in ``_ROUNDS`` rounds of ``_SECTIONS`` sections each, to 1/256 of 2^-40 (1e-14): as
+40 halvings, in a fifth of the calls."""
+_SECTIONS, _ROUNDS = 32, 8
 
 
 def score_interval(
@@ -45,7 +47,8 @@ def score_interval(
     estimate = np.where(c0 + c1 + c2 + c3 > 0, estimate, np.fmin(estimate, scale))
 
     def rejected(t: np.ndarray, grid: bool = False) -> np.ndarray:
-        """Whether each t is rejected: t has the estimate's shape, or is ``_GRID`` (last axis)."""
+        """Whether each t is rejected: t has the estimate's shape (after any leading axes), or
+        is ``_GRID`` (last axis)."""
         x, s, a, b, c, d = (
             v[..., None] if grid else v for v in (estimate, scale, c0, c1, c2, c3)
         )
@@ -73,17 +76,27 @@ def score_interval(
     low, high = np.where(none, 0.0, low), np.where(none, 1.0, high)
 
     def refine(inside: np.ndarray, outside: np.ndarray) -> np.ndarray:
-        for _ in range(40):
-            middle = (inside + outside) / 2
-            out = rejected(middle)
-            inside, outside = np.where(out, inside, middle), np.where(out, middle, outside)
+        """The accepted end of each bracket: each round tries ``_SECTIONS`` - 1 evenly spaced
+        points between them and keeps the first rejected one and its accepted neighbour."""
+        fractions = np.arange(1, _SECTIONS) / _SECTIONS
+        for _ in range(_ROUNDS):
+            points = np.concatenate([inside[..., None],
+                                     inside[..., None] + (outside - inside)[..., None] * fractions,
+                                     outside[..., None]], axis=-1)
+            out = rejected(points[..., 1:-1], grid=True)
+            first = np.argmax(np.concatenate([out, np.ones_like(out[..., :1])], axis=-1),
+                              axis=-1)[..., None] + 1
+            inside = np.take_along_axis(points, first - 1, axis=-1)[..., 0]
+            outside = np.take_along_axis(points, first, axis=-1)[..., 0]
         return inside
 
     # The rejected neighbours: the grid points just outside the accepted hull.
     below = _GRID[np.clip(np.ceil(low * last).astype(int) - 1, 0, last)]
     above = _GRID[np.clip(np.floor(high * last).astype(int) + 1, 0, last)]
-    low = np.where(low > 0, refine(low, below), 0.0)
-    high = np.where(high < 1, refine(high, above), 1.0)
+    # Both ends at once (``rejected`` broadcasts over the leading axis): half the calls.
+    low_end, high_end = refine(np.stack([low, high]), np.stack([below, above]))
+    low = np.where(low > 0, low_end, 0.0)
+    high = np.where(high < 1, high_end, 1.0)
     low, high = np.where(unknown, 0.0, low), np.where(unknown, 1.0, high)
     return np.where(none & ~unknown, np.nan, low), np.where(none & ~unknown, np.nan, high)
 

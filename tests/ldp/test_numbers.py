@@ -69,6 +69,35 @@ def test_bins_add_up_and_follow_the_truth():
     assert mechanism.bin_labels() == ["0 to 5", "5 to 10"]
 
 
+
+def _plain_ems(mechanism, counts, n, steps):
+    """EMS by plain steps from the even start, with no extrapolation."""
+    f = np.full(mechanism.starts + mechanism.extras, 1 / (mechanism.starts + mechanism.extras))
+    for _ in range(steps):
+        f = mechanism._ems_step(f, counts.astype(float), n)
+    return f
+
+
+@pytest.mark.parametrize(("epsilon", "extras", "n"), [(1.0, 0, 1_000), (0.25, 2, 1_000_000)])
+def test_the_bins_are_the_fixed_point_of_the_ems_step(epsilon, extras, n):
+    """The extrapolated EMS ends where plain EMS steps lead: at the first design, 2,000 plain
+    steps get there; at the second (small epsilon, an extra answer nobody gives: a share
+    that tends to 0, approached slowly) the 5,000 plain steps EMS once stopped at still moved
+    shares by more than the tolerance, and the extrapolated one gets there."""
+    mechanism = ldp.number_window(epsilon, 0, 30, 0, [1, 5, 10, 20], extras=extras)
+    truth = np.r_[np.geomspace(1, 0.01, mechanism.starts), np.zeros(extras)]
+    truth[mechanism.starts:mechanism.starts + extras - 1] = 0.1 * extras
+    counts = np.random.default_rng(3).multinomial(n, mechanism.matrix() @ (truth / truth.sum()))
+    found = mechanism.starts_distribution(counts, n)
+    step = mechanism._ems_step(found, counts.astype(float), n)
+    assert np.abs(step - found).max() < numbers.EM_TOLERANCE
+    if extras == 0:
+        assert found == pytest.approx(_plain_ems(mechanism, counts, n, 2_000), abs=1e-7)
+    else:
+        plain = _plain_ems(mechanism, counts, n, numbers.EM_MAX_STEPS)
+        assert np.abs(mechanism._ems_step(plain, counts.astype(float), n) - plain).max() > (
+            numbers.EM_TOLERANCE)
+
 def test_no_reports():
     mechanism = ldp.number_window(1.0, 0, 10)
     mean = mechanism.mean(np.zeros(mechanism.cells, dtype=np.int64), 0)
