@@ -198,3 +198,20 @@ export function randomize(spec, answer, source = cryptoSource) {
   for (let i = 0; i < k; i++) bits[i] = bernoulli(i === answer ? p : q, source) ? 1 : 0;
   return bits;
 }
+
+// The blocks of questions a respondent is asked, in a design that asks each respondent a random
+// few (surveys/ldp/designs.py, draw_blocks, is the reference): `asked` of the indices
+// 0..blocks-1, uniformly over the subsets of that size, in increasing order. The first `asked`
+// steps of a Fisher-Yates shuffle, each place drawn exactly uniformly (uniformInt). Independent
+// of every answer: it is drawn before any is given.
+export function drawBlocks(blocks, asked, source = cryptoSource) {
+  if (!Number.isInteger(blocks) || blocks < 1 || !Number.isInteger(asked) || asked < 1 || asked > blocks) {
+    throw new Error(`drawBlocks needs 1 <= asked <= blocks, got ${asked} of ${blocks}`);
+  }
+  const order = Array.from({ length: blocks }, (_, i) => i);
+  for (let i = 0; i < asked; i++) {
+    const j = i + uniformInt(blocks - i, source);
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order.slice(0, asked).sort((a, b) => a - b);
+}

@@ -9,20 +9,24 @@
 
 import { controlOf } from "./controls/index.js";
 import { gettext, loadPageCatalog } from "./i18n.js";
-import { randomize } from "./ldp.js";
+import { drawBlocks, randomize } from "./ldp.js";
 import {
+  blocksDrawn,
   describeReport,
   drawReports,
   failureMessage,
   finalAnswers,
   forgetTrueAnswers,
   isAsked,
+  leftOut,
+  leftOutText,
   loadRecord,
   memoryStorage,
   missingText,
   newIdempotencyKey,
   pageAfterSending,
   progressText,
+  questionNumberText,
   recordBody,
   retryDelay,
   retryingText,
@@ -49,6 +53,14 @@ if (!data?.preview) {
 }
 let sending = false;
 let retryTimer = null; // the next attempt the page makes by itself, if any
+// A design that asks each respondent a random few: the blocks drawn, once, before any answer,
+// and kept with the record so that a reload shows the same questions; the questions left out.
+let left = new Set();
+if (data?.design && !record?.reports) {
+  const drawn = blocksDrawn(data.design, record, drawBlocks);
+  record = { key: newIdempotencyKey(), reports: null, confirmed: false, wording: data.wording, ...record, drawn };
+  left = leftOut(data.design, drawn);
+}
 
 function browserStorage() {
   try {
@@ -109,10 +121,15 @@ function clearAnswers() {
  * questions shown. */
 function updateQuestions() {
   const given = answers();
-  const asked = data.questions.filter((question) => isAsked(question, given));
+  const asked = data.questions.filter((question) => !left.has(question.id) && isAsked(question, given));
   for (const question of data.questions) {
     document.getElementById(`question-${question.id}`).hidden = !asked.includes(question);
   }
+  // Numbered among the questions shown.
+  asked.forEach((question, index) => {
+    const number = document.querySelector(`#question-${question.id} [data-question-number]`);
+    if (number) number.textContent = questionNumberText(index + 1, asked.length);
+  });
   const text = document.getElementById("progress-text");
   if (!text) return;
   const count = asked.filter((question) => given[question.id] !== undefined).length;
@@ -133,7 +150,7 @@ function answered(event) {
   markMissing(fieldset, false);
   updateQuestions();
   const status = document.getElementById("respond-status");
-  if (status.dataset.missing && !unanswered(data.questions, answers()).length) tell(status, "", "");
+  if (status.dataset.missing && !unanswered(data.questions, answers(), left).length) tell(status, "", "");
 }
 
 function tell(status, message, kind, missing = false) {
@@ -183,7 +200,7 @@ function showAnswered() {
 /** Whether every question that needs an answer has one; if not, says which and shows the
  * first. */
 function allAnswered(given) {
-  const missing = unanswered(data.questions, given);
+  const missing = unanswered(data.questions, given, left);
   const status = document.getElementById("respond-status");
   if (missing.length) {
     tell(status, missingText(missing), "warning", true);
@@ -214,9 +231,10 @@ function drawOnce() {
   const final = finalAnswers(data.questions, given);
   record = {
     key,
-    reports: drawReports(data.questions, final, randomize, earlierDraws),
+    reports: drawReports(data.questions, final, randomize, earlierDraws, left),
     confirmed: false,
     wording: data.wording, // the texts these answers were given to, kept with them
+    drawn: record?.drawn ?? null,
   };
   earlierDraws = {};
   save(); // before sending: a retry, even after a reload, sends exactly this
@@ -309,6 +327,12 @@ function render() {
   if (record?.reports) {
     showAnswered();
     return;
+  }
+  if (left.size) {
+    save(); // the draw, so that a reload shows the same questions (no answer is in it)
+    const note = document.getElementById("left-out");
+    note.textContent = leftOutText(data.design.blocks.length - data.design.asked);
+    note.hidden = false;
   }
   updateQuestions();
   allowAnswering();

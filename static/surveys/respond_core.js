@@ -8,9 +8,15 @@
 // question left blank) and `notAsked` (a conditional question its condition did not show:
 // `askedIf` = {question, answer}), or null where it has not that one.
 //
+// A survey may ask each respondent a random few of its questions (`design`: {asked, blocks},
+// blocks of question ids): the page draws `asked` blocks before any answer is given
+// (ldp.js's drawBlocks), shows only those and the questions always asked, and sends null for
+// the questions of the blocks left out ("not drawn": the draw is independent of every answer).
+//
 // True answers live only in the page's memory. What the browser keeps (localStorage, one
 // item per survey) is exactly what it sent: the idempotency key, the randomized reports and
-// the wording version the page showed, and whether the server confirmed receiving them. Once drawn, a survey's reports are final:
+// the wording version the page showed, and whether the server confirmed receiving them; and
+// the blocks drawn, from the moment they are drawn. Once drawn, a survey's reports are final:
 // the page sends those or nothing, so no question ever gets a second report from this browser.
 
 import { gettext, interpolate } from "./i18n.js";
@@ -45,6 +51,7 @@ export function memoryStorage() {
 const recordName = (publicId) => `${RECORD_PREFIX}${publicId}`;
 const isWording = (x) => Number.isInteger(x) && x >= 0;
 const isObject = (x) => typeof x === "object" && x !== null && !Array.isArray(x);
+const isDraw = (x) => Array.isArray(x) && x.every((i) => Number.isInteger(i) && i >= 0);
 
 /**
  * A stored value (parsed JSON), in this version's form or an older one's, as
@@ -78,6 +85,7 @@ function readValue(stored) {
       reports,
       confirmed: reports !== null && stored.confirmed === true,
       wording: isWording(stored.wording) ? stored.wording : null,
+      drawn: isDraw(stored.drawn) ? stored.drawn : null,
     },
     earlierDraws: {},
     legacy: false,
@@ -101,15 +109,37 @@ export function loadRecord(storage, publicId) {
   return { record, earlierDraws };
 }
 
-/** The text stored for a record: its key, its reports, whether they were confirmed, and the
- * wording version the page showed (null if not known). */
+/** The text stored for a record: its key, its reports, whether they were confirmed, the
+ * wording version the page showed (null if not known) and, in a survey with a design, the
+ * blocks drawn. */
 export function storedText(record) {
   return JSON.stringify({
     key: record.key,
     reports: record.reports,
     confirmed: record.reports !== null && record.confirmed === true,
     wording: isWording(record.wording) ? record.wording : null,
+    ...(isDraw(record.drawn) ? { drawn: record.drawn } : {}),
   });
+}
+
+/**
+ * The blocks this respondent is asked, in a survey's `design` (null: every question): the
+ * draw kept in `record` when it fits the design (the same blocks after a reload), else a fresh
+ * `draw(blocks, asked)` (ldp.js's drawBlocks). Null without a design.
+ */
+export function blocksDrawn(design, record, draw) {
+  if (!design) return null;
+  const kept = record?.drawn;
+  const fits = isDraw(kept) && kept.length === design.asked && new Set(kept).size === kept.length &&
+    kept.every((i) => i < design.blocks.length);
+  return fits ? kept : draw(design.blocks.length, design.asked);
+}
+
+/** The ids of the questions left out by the draw (the blocks of `design` not in `drawn`):
+ * empty without a design. */
+export function leftOut(design, drawn) {
+  if (!design) return new Set();
+  return new Set(design.blocks.filter((_, i) => !drawn.includes(i)).flat());
 }
 
 export function saveRecord(storage, publicId, record) {
@@ -166,11 +196,12 @@ export function isAsked(question, answers) {
   return !question.askedIf || answers[question.askedIf.question] === question.askedIf.answer;
 }
 
-/** The questions that still need an answer: asked, not optional, and with no answer yet
- * (answers: question id -> an answer, see isAnswer). */
-export function unanswered(questions, answers) {
+/** The questions that still need an answer: drawn (not in `left`, see leftOut), asked, not
+ * optional, and with no answer yet (answers: question id -> an answer, see isAnswer). */
+export function unanswered(questions, answers, left = new Set()) {
   return questions.filter(
-    (question) => isAsked(question, answers) && !question.optional && !isAnswer(answers[question.id]),
+    (question) => !left.has(question.id) && isAsked(question, answers) && !question.optional &&
+      !isAnswer(answers[question.id]),
   );
 }
 
@@ -193,12 +224,17 @@ export function finalAnswers(questions, answers) {
 /**
  * The reports to send, one per question: a fresh `draw(spec, answer)` (ldp.js's randomize),
  * or the draw an older version of this page made for that very (question, true answer) and
- * may have sent (`earlierDraws`, kept in memory only). Call it once per survey: its result is
- * stored and final, and nothing draws again.
+ * may have sent (`earlierDraws`, kept in memory only); null for the questions `left` out by a
+ * design's draw. Call it once per survey: its result is stored and final, and nothing draws
+ * again.
  */
-export function drawReports(questions, answers, draw, earlierDraws = {}) {
+export function drawReports(questions, answers, draw, earlierDraws = {}, left = new Set()) {
   const reports = {};
   for (const question of questions) {
+    if (left.has(question.id)) {
+      reports[question.id] = null; // not drawn: no answer was asked, none is randomized
+      continue;
+    }
     const earlier = earlierDraws[`${question.id}:${answers[question.id]}`];
     reports[question.id] = isValidReport(question, earlier)
       ? earlier
@@ -240,6 +276,7 @@ export function pageAfterSending(completionUrl, thanksUrl) {
 
 /** A report in words, with the question's labels: "Yes", "Often", "boxes ticked: A, C". */
 export function describeReport(question, report) {
+  if (report === null) return gettext("not asked: left out at random");
   if (!isValidReport(question, report)) return gettext("(not recorded)");
   if (question.encoding === "sampled") {
     const [box, ticked] = report;
@@ -259,6 +296,19 @@ export function describeReport(question, report) {
 
 export function progressText(answered, total) {
   return interpolate(gettext("%(answered)s of %(total)s answered"), { answered, total });
+}
+
+/** A question's number among the questions shown. */
+export function questionNumberText(number, total) {
+  return interpolate(gettext("Question %(number)s of %(total)s"), { number, total });
+}
+
+/** The sentence that says questions were left out, and why. */
+export function leftOutText(count) {
+  return interpolate(
+    gettext("To protect you and keep the survey short, %(count)s of its questions (or groups of questions) were left out at random, whatever your answers. You answer only those shown."),
+    { count },
+  );
 }
 
 /** The warning when questions are unanswered, naming them. */

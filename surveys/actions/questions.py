@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from surveys.actions.designs import apply_design
 from surveys.models import Choice, Question, refuse_if_frozen
 
 
 def save_question(question: Question, labels: list[str]) -> Question:
     """Save ``question`` (new or changed) with ``labels`` as its answers when its kind takes
-    the researcher's answers (ignored otherwise), replacing any it had."""
+    the researcher's answers (ignored otherwise), replacing any it had; in a survey with a
+    design, the questions drawn at random get the epsilon it now works out."""
     refuse_if_frozen(question.survey)
     with transaction.atomic():
         question.save()
@@ -22,12 +24,16 @@ def save_question(question: Question, labels: list[str]) -> Question:
             Choice.objects.bulk_create(
                 [Choice(question=question, order=i, label=label) for i, label in enumerate(labels)]
             )
+        apply_design(question.survey)
+    question.refresh_from_db(fields=["epsilon"])
     return question
 
 
 def delete_question(question: Question) -> None:
     refuse_if_frozen(question.survey)
-    question.delete()
+    with transaction.atomic():
+        question.delete()
+        apply_design(question.survey)
 
 
 def move_question(question: Question, up: bool) -> None:

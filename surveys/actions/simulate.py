@@ -14,8 +14,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from surveys import ldp
 from surveys.actions.submissions import store, stored_form
-from surveys.models import Submission, Survey
+from surveys.models import Submission, Survey, design_blocks
 
 DEMO_TITLE = "Cannabis use (demo)"
 DEMO_YEARS: tuple[float, ...] = (0.40, 0.35, 0.25)
@@ -129,7 +130,25 @@ def simulate_responses(
             shares = _shares(question, truth.get(question.pk, ()))
             rows = np.broadcast_to(shares, (n, len(shares)))
         values[question.pk] = _draw(rows, rng, ticks_each=_ticks_each(question))
-    store_reports(survey, {q.pk: _perturb(q, values[q.pk], rng) for q in questions})
+    store_reports(
+        survey, {q.pk: _perturb(q, values[q.pk], rng) for q in questions},
+        _draws(survey, questions, n, rng),
+    )
+
+
+def _draws(
+    survey: Survey, questions: list, n: int, rng: np.random.Generator
+) -> dict[int, np.ndarray] | None:
+    """In a survey that asks each respondent a random few: question id -> whether each of
+    the n respondents drew it (``ldp.draw_blocks``, as the browser draws), for the questions
+    drawn at random; None otherwise."""
+    if survey.asked is None:
+        return None
+    sampled = design_blocks(questions)[1]
+    drawn = np.zeros((n, len(sampled)), dtype=bool)
+    for respondent in range(n):
+        drawn[respondent, ldp.draw_blocks(len(sampled), survey.asked, rng)] = True
+    return {q.pk: drawn[:, b] for b, block in enumerate(sampled) for q in block}
 
 
 def _perturb(question, drawn: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -189,19 +208,28 @@ def _draw(shares: np.ndarray, rng: np.random.Generator, ticks_each: bool) -> np.
     return (rng.random((len(shares), 1)) > cumulative[:, :-1]).sum(axis=1)
 
 
-def store_reports(survey: Survey, reports: Mapping[int, np.ndarray]) -> None:
+def store_reports(
+    survey: Survey, reports: Mapping[int, np.ndarray],
+    draws: Mapping[int, np.ndarray] | None = None,
+) -> None:
     """Store one submission per row of ``reports`` (question id -> the n reports of every
     question, as ``Mechanism.perturb`` returns them) through the one write path
     (``surveys.actions.submissions.store``), ``BATCH`` respondents per transaction. Every
-    question of the survey needs its n reports."""
+    question of the survey needs its n reports; in a survey that asks each respondent a
+    random few, ``draws`` says which respondents drew each question drawn at random (the
+    others' reports are stored as null, not drawn)."""
     questions = list(survey.ordered_questions())
     sizes = {len(reports.get(question.pk, ())) for question in questions}
     if len(sizes) != 1:
         raise ValueError("Every question needs the same number of reports.")
     n = sizes.pop()
     mechanisms = {question.pk: question.mechanism() for question in questions}
+    draws = draws or {}
     for start in range(0, n, BATCH):
+        size = min(BATCH, n - start)
         batch = {pk: reports[pk][start : start + BATCH] for pk in mechanisms}
+        asked = {pk: draws[pk][start : start + BATCH] if pk in draws else np.ones(size, bool)
+                 for pk in mechanisms}
         columns = {pk: rows.tolist() for pk, rows in batch.items()}
         submissions = [
             Submission(
@@ -209,16 +237,17 @@ def store_reports(survey: Survey, reports: Mapping[int, np.ndarray]) -> None:
                 idempotency_key=secrets.token_urlsafe(24),
                 wording=survey.wording_version,  # simulated respondents see today's
                 reports=stored_form(
-                    {pk: mechanisms[pk].validate_report(column[i])
+                    {pk: mechanisms[pk].validate_report(column[i]) if asked[pk][i] else None
                      for pk, column in columns.items()}
                 ),
             )
-            for i in range(len(batch[questions[0].pk]))
+            for i in range(size)
         ]
         support = {
             (pk, index): count
             for pk, rows in batch.items()
-            for index, count in enumerate(mechanisms[pk].support_counts(rows).tolist())
+            for index, count in enumerate(mechanisms[pk].support_counts(rows[asked[pk]]).tolist())
         }
-        store(survey, submissions, support)
+        store(survey, submissions, support,
+              drawn={pk: int(asked[pk].sum()) for pk in draws})
     survey.refresh_from_db(fields=["response_count"])

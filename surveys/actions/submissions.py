@@ -26,7 +26,15 @@ from django.views.decorators.debug import sensitive_variables
 from surveys import ldp
 from surveys.actions.surveys import close_due, close_if_due
 from surveys.helpers.times import respondent_time
-from surveys.models import PUBLIC_TOKEN, Invitation, Question, Submission, Survey, Tally
+from surveys.models import (
+    PUBLIC_TOKEN,
+    Invitation,
+    Question,
+    Submission,
+    Survey,
+    Tally,
+    design_blocks,
+)
 from surveys.queries import schedule
 
 IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9_-]{8,64}")
@@ -37,10 +45,13 @@ meanwhile; the third then sees the survey closed and answers 410, not 409."""
 
 INVITATION_USED = gettext_lazy("This invitation link has already been used.")
 
-ReportValue = int | tuple[int, ...]
-StoredReports = dict[str, int | list[int]]
+ReportValue = int | tuple[int, ...] | None
+StoredReports = dict[str, int | list[int] | None]
 Support = Mapping[tuple[int, int], int]
 """(question id, category index) -> how many of the reports being stored support it."""
+Drawn = Mapping[int, int]
+"""In a survey with a design: question id -> how many of the submissions being stored drew
+it, for the questions drawn at random (``Question.drawn_count``)."""
 
 
 class SubmissionError(Exception):
@@ -73,8 +84,9 @@ class SurveyChanged(Exception):
 
 def stored_form(values: Mapping[int, ReportValue]) -> StoredReports:
     """Validated reports as they are stored (`Submission.reports`) and echoed to the browser:
-    question id, as a string -> the report as JSON, a number or a list of 0s and 1s. A
-    mechanism's `validate_report` reads a stored report back."""
+    question id, as a string -> the report as JSON, a number or a list of 0s and 1s, or null
+    for a question a design's draw left out. A mechanism's `validate_report` reads a stored
+    report back."""
     return {str(pk): list(value) if isinstance(value, tuple) else value
             for pk, value in values.items()}
 
@@ -85,9 +97,11 @@ def store(
     submissions: Sequence[Submission],
     support: Support,
     invitation_token: str | None = None,
+    drawn: Drawn | None = None,
 ) -> None:
     """Write `submissions` (unsaved, with validated reports) of the open `survey`, whose
-    reports support `support`: all of it or nothing.
+    reports support `support` (and, in a survey with a design, drew the questions `drawn`):
+    all of it or nothing.
 
     In one transaction: count the responses, provided the survey is still open with the
     invitation setting `survey` says, its opening time has come, its closing time has not,
@@ -110,7 +124,7 @@ def store(
     committing = False
     try:
         with transaction.atomic():
-            _write(survey, submissions, support, invitation_token, now)
+            _write(survey, submissions, support, invitation_token, now, drawn or {})
             committing = True  # everything is written: the commit is all that is left
     except (OperationalError, InterfaceError) as error:
         if committing:
@@ -125,6 +139,7 @@ def _write(
     support: Support,
     invitation_token: str | None,
     now: datetime,
+    drawn: Drawn,
 ) -> None:
     """`store`'s writes, inside its transaction."""
     counted = (
@@ -144,6 +159,7 @@ def _write(
             raise SubmissionError(INVITATION_USED, 403)
     Submission.objects.bulk_create(submissions)
     _add_support(support)
+    _add_drawn(drawn)
     if survey.response_target is not None:  # still under the row's lock
         close_due(Survey.objects.filter(pk=survey.pk), now)
 
@@ -160,6 +176,17 @@ def _add_support(support: Support) -> None:
         raised = Tally.objects.filter(reduce(or_, rows)).update(count=F("count") + amount)
         if raised != sum(len(found) for found in indexes.values()):
             raise RuntimeError("A question of this survey lacks tally rows: was it opened?")
+
+
+def _add_drawn(drawn: Drawn) -> None:
+    """Raise each question's ``drawn_count`` by how many submissions drew it: one UPDATE per
+    distinct amount."""
+    by_amount: dict[int, list[int]] = defaultdict(list)
+    for question, amount in drawn.items():
+        if amount:
+            by_amount[amount].append(question)
+    for amount, questions in by_amount.items():
+        Question.objects.filter(pk__in=questions).update(drawn_count=F("drawn_count") + amount)
 
 
 @sensitive_variables()
@@ -253,7 +280,8 @@ def _create(
         raise SubmissionError(_("This survey is not open yet."), 404)
     questions = list(survey.questions.order_by("order", "pk"))
     mechanisms = {question.pk: question.mechanism() for question in questions}
-    values = _validated_reports(questions, mechanisms, reports)
+    left = left_out(survey, questions, reports)
+    values = _validated_reports(questions, mechanisms, reports, left)
     submission = Submission(
         survey=survey, idempotency_key=idempotency_key, reports=stored_form(values),
         wording=wording,
@@ -272,10 +300,10 @@ def _create(
             )
         _check_invitation(survey, token)
         support = Counter(
-            (pk, category) for pk, value in values.items()
+            (pk, category) for pk, value in values.items() if value is not None
             for category in mechanisms[pk].support(value)
         )
-        store(survey, [submission], support, token)
+        store(survey, [submission], support, token, drawn_questions(survey, questions, left))
     except (SubmissionError, IntegrityError):
         # Insert first, look for a replay only when refused: a retry is answered as before
         # even if the survey closed or the invitation was used since (by this very request),
@@ -288,12 +316,55 @@ def _create(
     return submission, True
 
 
+def left_out(survey: Survey, questions: list[Question], reports: object) -> set[int]:
+    """The questions (ids) a design's draw left out, whose report is null, checked: in a
+    survey that asks each respondent a random few, the questions of exactly the blocks not
+    drawn, whole blocks, never one always asked; none otherwise. SubmissionError 400 naming
+    the problem."""
+    if not isinstance(reports, dict):
+        raise SubmissionError("“reports” must map each question id to its report.", 400)
+    nulls = {pk for pk, value in reports.items() if value is None}
+    if survey.asked is None:
+        return set()  # a null report is then refused as any malformed one
+    always, sampled = design_blocks(questions)
+    for question in (q for block in always for q in block):
+        if question.pk in nulls:
+            raise SubmissionError(
+                f"Question {question.pk} is asked of every respondent: its report cannot be "
+                "null (not drawn).", 400
+            )
+    for block in sampled:
+        if len({q.pk in nulls for q in block}) > 1:
+            raise SubmissionError(
+                f"Questions {', '.join(str(q.pk) for q in block)} are drawn together: all or "
+                "none of their reports are null (not drawn).", 400
+            )
+    left = [block for block in sampled if block[0].pk in nulls]
+    if len(left) != len(sampled) - survey.asked:
+        raise SubmissionError(
+            f"This survey asks each respondent {survey.asked} of its {len(sampled)} blocks "
+            f"of questions drawn at random: {len(sampled) - survey.asked} must be left out "
+            f"(their reports null), not {len(left)}.", 400
+        )
+    return {q.pk for block in left for q in block}
+
+
+def drawn_questions(survey: Survey, questions: list[Question], left: set[int]) -> Drawn:
+    """The questions drawn at random that a submission drew (each once): none without a
+    design."""
+    if survey.asked is None:
+        return {}
+    return {q.pk: 1 for block in design_blocks(questions)[1] for q in block if q.pk not in left}
+
+
 @sensitive_variables()
 def _validated_reports(
-    questions: list[Question], mechanisms: dict[int, ldp.Mechanism], reports: object
+    questions: list[Question], mechanisms: dict[int, ldp.Mechanism], reports: object,
+    left: set[int] = frozenset(),
 ) -> dict[int, ReportValue]:
-    """Question id -> validated report (an int, or a tuple of bits for unary encodings), in
-    question order, or SubmissionError naming the first problem."""
+    """Question id -> validated report (an int, or a tuple of bits for unary encodings; None
+    for the questions ``left`` out by a design's draw), in question order, or SubmissionError
+    naming the first problem."""
     if not isinstance(reports, dict):
         raise SubmissionError("“reports” must map each question id to its report.", 400)
     known = {question.pk for question in questions}
@@ -306,6 +377,9 @@ def _validated_reports(
             raise SubmissionError(
                 f"Question {question.pk} (“{question.text}”) has no report.", 400
             )
+        if question.pk in left:
+            values[question.pk] = None
+            continue
         try:
             values[question.pk] = mechanisms[question.pk].validate_report(reports[question.pk])
         except ValueError as error:

@@ -3,6 +3,7 @@ privacy policy. Every form is importable from here."""
 
 from surveys.forms.accounts import AccountForm
 from surveys.forms.breakdowns import BreakdownForm
+from surveys.forms.designs import DesignForm
 from surveys.forms.invitations import InvitationForm
 from surveys.forms.questions import QuestionForm
 from surveys.forms.regression import RegressionForm
@@ -13,7 +14,8 @@ from surveys.forms.tokens import ApiTokenForm
 from surveys.forms.translations import TranslationForm
 
 __all__ = [
-    "AccountForm", "ApiTokenForm", "BreakdownForm", "ConfirmDeleteForm", "InvitationForm",
+    "AccountForm", "ApiTokenForm", "BreakdownForm", "ConfirmDeleteForm", "DesignForm",
+    "InvitationForm",
     "QuestionForm", "RegressionForm", "ShareChangeForm", "ShareForm", "SurveyFileForm",
     "SurveyForm",
     "TranslationForm",

@@ -165,15 +165,16 @@ def raised_suspicion(total_epsilon: float, suspicion: float = EXAMPLE_SUSPICION)
     return odds / (1 + odds)
 
 
-def survey_odds(epsilons: list[float]) -> list[tuple[str, str]]:
+def survey_odds(epsilons: list[float], total: float | None = None) -> list[tuple[str, str]]:
     """What a survey whose questions have these `epsilons` tells respondents anyone could
     learn about them, as (name, sentence) pairs in the active language: how many times more
-    sure one answer (the largest epsilon) and everything they send (e^ the total, the sum)
-    can make anyone, and where that takes a 10% suspicion (rounded up: a bound stays one).
-    The respondent's page and the authoring page both show these; empty without questions."""
+    sure one answer (the largest epsilon) and everything they send (e^ the `total`: by
+    default the sum; a design that asks each respondent a random few accounts less) can make
+    anyone, and where that takes a 10% suspicion (rounded up: a bound stays one). The
+    respondent's page and the authoring page both show these; empty without questions."""
     if not epsilons:
         return []
-    total = sum(epsilons)
+    total = sum(epsilons) if total is None else total
     everything = times(math.exp(total))
     if len(epsilons) == 1:
         sentences = [("all", _(

@@ -9,14 +9,14 @@ from __future__ import annotations
 import math
 import re
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, URLValidator
 from django.db import models
-from django.db.models import Sum
+from django.db.models import Case, F, Sum, When
 from django.urls import reverse
 from django.utils import translation
 from django.utils.functional import Promise
@@ -31,14 +31,103 @@ from surveys.models.policy import PrivacyPolicy, validate_epsilon_value
 
 
 def total_epsilon(questions: Iterable[Question]) -> float:
-    """A survey's privacy cost per respondent, from its questions: by sequential composition,
-    the sum of their epsilons (0 for none)."""
+    """The sum of the questions' epsilons (0 for none): a survey's privacy cost per
+    respondent when every question is asked (``survey_epsilon`` for any design)."""
     return sum((question.epsilon for question in questions), 0.0)
 
 
-TOTAL_EPSILON = Sum("questions__epsilon", default=0.0)
-"""``total_epsilon`` summed by the database, to annotate (and sort) a list of surveys without
-loading their questions."""
+def survey_epsilon(survey: Survey, questions: Sequence[Question]) -> float:
+    """The epsilon of everything one respondent of ``survey`` sends, for its ``questions``
+    (ordered) as they stand: the sum of their epsilons when every question is asked (by
+    sequential composition), else the design's exact accounting (``ldp.body_epsilon``: the
+    always-asked questions and the ``asked`` largest sampled blocks)."""
+    if survey.asked is None:
+        return total_epsilon(questions)
+    always, sampled = design_blocks(questions)
+    try:
+        return ldp.body_epsilon(
+            [q.epsilon for block in always for q in block],
+            [[q.epsilon for q in block] for block in sampled],
+            min(survey.asked, len(sampled)) if sampled else None,
+        )
+    except ValueError:  # no sampled block: every question is asked
+        return total_epsilon(questions)
+
+
+TOTAL_EPSILON = Case(
+    When(asked__isnull=False, then=F("budget")),
+    default=Sum("questions__epsilon", default=0.0),
+    output_field=models.FloatField(),
+)
+"""``survey_epsilon`` by the database, to annotate (and sort) a list of surveys without
+loading their questions: a survey with a design spends its budget (``apply_design`` gives its
+sampled questions the epsilon that makes it so)."""
+
+
+def design_problem(survey: Survey, questions: Sequence[Question]) -> str | None:
+    """Why ``survey``'s design cannot be with these ``questions`` (ordered), in words, or None
+    (also when every question is asked): its budget above the site's limit per survey, or
+    what ``design_epsilon`` refuses, or a sampled question's epsilon above the site's limit
+    per question."""
+    if survey.asked is None:
+        return None
+    policy = PrivacyPolicy.current()
+    if survey.budget is not None and survey.budget > policy.max_survey_epsilon + 1e-9:
+        return gettext(
+            "The survey's budget, %(budget)s, is above the site's limit of %(limit)s per "
+            "survey."
+        ) % {
+            "budget": epsilon_text(survey.budget),
+            "limit": epsilon_text(policy.max_survey_epsilon),
+        }
+    try:
+        epsilon = design_epsilon(survey, questions)
+    except ValueError as error:
+        return gettext("This design cannot be: %(reason)s.") % {"reason": error}
+    if epsilon is not None and epsilon > policy.max_question_epsilon + 1e-9:
+        return gettext(
+            "This design gives each question drawn at random epsilon %(epsilon)s, above the "
+            "site's limit of %(limit)s per question: ask more questions of each respondent, "
+            "or lower the budget."
+        ) % {"epsilon": epsilon_text(epsilon), "limit": epsilon_text(policy.max_question_epsilon)}
+    return None
+
+
+def blocks_of(questions: Sequence[Question]) -> list[list[Question]]:
+    """The blocks of ``questions`` (ordered): each question asked of everyone, with the
+    questions asked only after one of its answers (which come after it). A design draws and
+    always asks whole blocks: a follow-up travels with its condition."""
+    blocks: dict[int, list[Question]] = {}
+    for question in questions:
+        head = question.asked_if_id if question.conditional else question.pk
+        blocks.setdefault(head if head in blocks else question.pk, []).append(question)
+    return list(blocks.values())
+
+
+def design_blocks(
+    questions: Sequence[Question],
+) -> tuple[list[list[Question]], list[list[Question]]]:
+    """The blocks always asked (their first question is ``always_asked``) and those drawn at
+    random, in order."""
+    blocks = blocks_of(questions)
+    return ([b for b in blocks if b[0].always_asked], [b for b in blocks if not b[0].always_asked])
+
+
+def design_epsilon(survey: Survey, questions: Sequence[Question]) -> float | None:
+    """The epsilon each sampled question of ``survey``'s design gets (``ldp.sampled_epsilon``:
+    what the always-asked questions leave of the budget, over the questions a respondent
+    can be asked), or None when every question is asked. ValueError saying why when the
+    design cannot be (a budget spent by the always-asked questions, more blocks asked than
+    there are, nothing to draw)."""
+    if survey.asked is None:
+        return None
+    if survey.budget is None:
+        raise ValueError(gettext("Set the survey's privacy budget."))
+    always, sampled = design_blocks(questions)
+    return ldp.sampled_epsilon(
+        survey.budget, [q.epsilon for block in always for q in block],
+        [len(block) for block in sampled], survey.asked,
+    )
 
 
 PUBLIC_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -172,6 +261,30 @@ class Survey(models.Model):
         blank=True,
         help_text=_("Optional. Shown to respondents after they answer, above the explanations."),
     )
+    # The design (docs/ldp.md, "Long questionnaires"): with ``asked`` set, each respondent's
+    # browser draws that many of the blocks not always asked, at random, and the whole body
+    # spends ``budget``; without, every question is asked and the survey spends the sum of
+    # its questions' epsilons. Frozen with the mechanisms once the survey opens.
+    budget = models.FloatField(
+        _("privacy budget of the whole survey"),
+        null=True,
+        blank=True,
+        validators=[validate_epsilon_value],
+        help_text=_(
+            "The epsilon of everything one respondent sends. The questions' epsilons are "
+            "worked out from it."
+        ),
+    )
+    asked = models.PositiveSmallIntegerField(
+        _("questions asked of each respondent"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "Each respondent answers this many of the questions not always asked, drawn at "
+            "random by their browser (a question and its follow-ups count as one). Empty: "
+            "every respondent answers every question."
+        ),
+    )
     # Kept up to date in the submission's transaction, so lists and dashboards never count.
     response_count = models.PositiveIntegerField(default=0, editable=False)
     # Raised by each correction of an opened survey's wording (surveys.actions.wording), so that
@@ -296,6 +409,17 @@ class Question(models.Model):
     asked_if_answer = models.PositiveSmallIntegerField(null=True, blank=True)
     """With ``asked_if``: the index of the answer to that question under which this one is
     shown; everyone else reports it as "Not asked" (randomized like any answer)."""
+    always_asked = models.BooleanField(
+        _("always asked"),
+        default=False,
+        help_text=_(
+            "When each respondent answers only some of the questions, ask this one (and its "
+            "follow-ups) of everyone: a grouping question, a validation anchor, a key outcome."
+        ),
+    )
+    # In a survey whose respondents answer a random few of the questions: how many
+    # submissions drew this one (its reports' number), kept in the submission's transaction.
+    drawn_count = models.PositiveIntegerField(default=0, editable=False)
     # The mechanism's full specification, frozen when the survey opens. Reports were
     # randomized with exactly these parameters, so they can never change afterwards.
     spec = models.JSONField(null=True, blank=True, editable=False)
@@ -355,6 +479,11 @@ class Question(models.Model):
         problems = self.condition_problems()
         if problems:
             raise ValidationError(problems)
+        if self.survey.asked is not None:
+            problem = design_problem(self.survey, self.survey_questions_with_it())
+            if problem:
+                raise ValidationError({"always_asked" if self.always_asked else "epsilon": problem})
+            return
         total = total_epsilon(self.survey.questions.exclude(pk=self.pk)) + self.epsilon
         if total > policy.max_survey_epsilon + 1e-9:
             raise ValidationError(
@@ -371,6 +500,11 @@ class Question(models.Model):
                     }
                 }
             )
+
+    def survey_questions_with_it(self) -> list[Question]:
+        """Its survey's questions in order, with this one as it stands (saved or not)."""
+        others = [q for q in self.survey.ordered_questions() if q.pk != self.pk or not self.pk]
+        return sorted([*others, self], key=lambda q: (q.order, q.pk or math.inf))
 
     @property
     def question_kind(self) -> kinds.QuestionKind:

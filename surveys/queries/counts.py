@@ -120,8 +120,8 @@ def _folded(
     counts = joint.PairCounts.from_json(tally.counts)
     if counts.n < survey.response_count:
         added, through = _fold(survey, questions, tally.through, count)
-        if added is not None:
-            counts = counts + added
+        if through > tally.through:
+            counts = counts if added is None else counts + added
             type(tally).objects.filter(pk=tally.pk, through=tally.through).update(
                 counts=counts.to_json(), through=through
             )
@@ -139,8 +139,10 @@ def _fold(
     count: Callable[..., joint.PairCounts],
 ) -> tuple[joint.PairCounts | None, int]:
     """Counts (``count``) of the submissions with an id above ``after``, and the largest id
-    read (None and ``after`` when there are none). The database extracts the questions'
-    reports from each submission; they are counted FOLD_CHUNK submissions at a time."""
+    read (None and ``after`` when there are none; None when none has every report). The
+    database extracts the questions' reports from each submission; they are counted
+    FOLD_CHUNK submissions at a time, leaving out those that lack one of the reports (null:
+    a question a design's draw left out)."""
     mechanisms = [q.mechanism() for q in questions]
     rows = (
         survey.submissions.filter(pk__gt=after)
@@ -150,12 +152,24 @@ def _fold(
     )
     total, through = None, after
     for chunk in _chunks(rows, FOLD_CHUNK):
+        through = chunk[-1][-1]
+        # Only the respondents asked every one of the questions: in a survey that asks each
+        # a random few, the others' reports of those not drawn are null.
+        chunk = [row for row in chunk if not any(_not_drawn(report) for report in row[:-1])]
+        if not chunk:
+            continue
         counts = count(
             *mechanisms,
             *(_parse(m, [row[i] for row in chunk]) for i, m in enumerate(mechanisms)),
         )
-        total, through = counts if total is None else total + counts, chunk[-1][-1]
+        total = counts if total is None else total + counts
     return total, through
+
+
+def _not_drawn(report: Any) -> bool:
+    """Whether a report as the database gives it (``ReportOf``) is null: the question was not
+    drawn (SQLite gives None, PostgreSQL the text "null")."""
+    return report is None or report == "null"
 
 
 def _chunks(rows: Iterator[Any], size: int) -> Iterator[list[Any]]:

@@ -29,7 +29,7 @@ from django.utils.translation import gettext
 
 from surveys import ldp
 from surveys.ldp import among, anchors, asked, joint, numbers, scores
-from surveys.models import STUDY_TEXTS, Question, Survey, Tally, total_epsilon
+from surveys.models import STUDY_TEXTS, Question, Survey, Tally, design_blocks, survey_epsilon
 from surveys.queries import revisions
 from surveys.queries.contracts import Metadata, QuestionResults, SurveyResults
 from surveys.queries.counts import pair_counts
@@ -254,16 +254,25 @@ def _key(survey: Survey, *parts: Any) -> str:
     return hashlib.sha256(inputs.encode()).hexdigest()[:32]
 
 
-def _questions_results(survey: Survey, counts: dict[int, list[int]], n: int) -> dict[str, Any]:
+def _questions_results(
+    survey: Survey, counts: dict[int, list[int]], n: int, drawn: dict[int, int]
+) -> dict[str, Any]:
+    """Every question's results from its support counts, over the n respondents, or in a
+    survey that asks each respondent a random few, for a question drawn at random, over the
+    respondents who drew it (``drawn``): the draw is independent of every answer, so they are
+    a random part of the respondents (docs/ldp.md, "Long questionnaires")."""
     questions = list(survey.ordered_questions())
+    sampled = {q.pk for block in design_blocks(questions)[1] for q in block} if survey.asked else ()
+    answered = {q.pk: drawn.get(q.pk, 0) if q.pk in sampled else n for q in questions}
     return {
         "n": n,
         "wordings": revisions.summary(survey),  # cached too: a new one is a new snapshot
-        "total_epsilon": total_epsilon(questions),
+        "total_epsilon": survey_epsilon(survey, questions),
         "questions": [
             question_results(
-                question, position, counts.get(question.pk), n,
-                _asked_pairs(survey, question, n) if asked_jointly(question) else None,
+                question, position, counts.get(question.pk), answered[question.pk],
+                _asked_pairs(survey, question, answered[question.pk])
+                if asked_jointly(question) else None,
             )
             for position, question in enumerate(questions, start=1)
         ],
@@ -293,8 +302,9 @@ def _asked_pairs(survey: Survey, question: Question, n: int) -> joint.PairCounts
     return pair_counts(survey, condition, question)
 
 
-def _support_counts(survey: Survey) -> tuple[dict[int, list[int]], int]:
-    """(question id -> support counts, n), read in one statement.
+def _support_counts(survey: Survey) -> tuple[dict[int, list[int]], int, dict[int, int]]:
+    """(question id -> support counts, n, question id -> how many drew it
+    (``Question.drawn_count``)), read in one statement.
 
     Reading n in the same statement as the tallies gives one consistent snapshot: a
     submission committed between two separate queries could otherwise make the counts
@@ -303,12 +313,15 @@ def _support_counts(survey: Survey) -> tuple[dict[int, list[int]], int]:
     rows = list(
         Tally.objects.filter(question__survey=survey)
         .order_by("question_id", "index")
-        .values_list("question_id", "count", "question__survey__response_count")
+        .values_list("question_id", "count", "question__survey__response_count",
+                     "question__drawn_count")
     )
     counts: dict[int, list[int]] = {}
-    for question_id, count, _ in rows:
+    drawn: dict[int, int] = {}
+    for question_id, count, _, drawn_count in rows:
         counts.setdefault(question_id, []).append(count)
-    return counts, rows[0][2] if rows else survey.response_count
+        drawn[question_id] = drawn_count
+    return counts, rows[0][2] if rows else survey.response_count, drawn
 
 
 def respondents_needed(
@@ -725,7 +738,7 @@ def export_metadata(survey: Survey) -> Metadata:
             "title": survey.title,
             "status": survey.status,
             "opened_at": survey.opened_at.isoformat() if survey.opened_at else None,
-            "total_epsilon": total_epsilon(questions),
+            "total_epsilon": survey_epsilon(survey, questions),
             "language": survey.language,
             **{name: getattr(survey, name) for name in STUDY_TEXTS},
             "consent_required": survey.consent_required,

@@ -26,7 +26,7 @@ from django.utils.translation import gettext as _
 from surveys.helpers.numbers import epsilon as epsilon_text
 from surveys.helpers.numbers import thousands
 from surveys.helpers.times import relative, researcher_time
-from surveys.models import PrivacyPolicy, Survey, total_epsilon
+from surveys.models import PrivacyPolicy, Survey, design_problem, survey_epsilon
 
 STATE_FIELDS = (
     "status", "closed_at", "opens_at", "closes_at", "response_target", "response_count",
@@ -123,7 +123,10 @@ def readiness_problems(survey: Survey) -> list[str]:
             f"“{question.text}”: {problem}" for problem in question.condition_problems().values()
         ]
     policy = PrivacyPolicy.current()
-    total = total_epsilon(questions)
+    design = design_problem(survey, questions)
+    if design:
+        problems.append(design)
+    total = survey_epsilon(survey, questions)
     if total > policy.max_survey_epsilon + 1e-9:
         problems.append(
             gettext(

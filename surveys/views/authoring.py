@@ -38,11 +38,13 @@ from surveys.models import (
     Question,
     Survey,
     build_mechanism,
+    survey_epsilon,
     total_epsilon,
     validate_epsilon_value,
 )
 from surveys.queries import revisions, schedule
 from surveys.queries.access import surveys_for
+from surveys.queries.designs import design_of
 from surveys.queries.results import (
     TARGET_MARGIN,
     mean_score_plan,
@@ -108,8 +110,11 @@ def survey_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "survey": survey,
         "questions": questions,
         "policy": policy,
-        "total_epsilon": total_epsilon(questions),
-        "respondents_read": survey_odds([question.epsilon for question in questions]),
+        "total_epsilon": survey_epsilon(survey, questions),
+        "design": design_of(survey),
+        "respondents_read": survey_odds(
+            [question.epsilon for question in questions], survey_epsilon(survey, questions)
+        ),
         "problems": schedule.readiness_problems(survey) if survey.is_draft else [],
         "public_url": survey_link(request, survey),
         "distribute": survey.link_works_for_anyone,  # offer to copy it, and its QR code

@@ -54,7 +54,7 @@ from surveys.helpers.ratelimit import is_limited
 from surveys.helpers.times import respondent_time
 from surveys.kinds.answers import NO_ANSWER, NOT_ASKED
 from surveys.kinds.base import QuestionKind
-from surveys.models import STUDY_TEXTS, Invitation, Survey
+from surveys.models import STUDY_TEXTS, Invitation, Survey, design_blocks, survey_epsilon
 from surveys.queries import schedule
 from surveys.queries.wording import wording
 from surveys.views.access import get_survey, researcher_required
@@ -238,7 +238,9 @@ def respond_context(
         "consent_required": survey.consent_required,
         "questions": questions,
         "protection": describe_survey_protection([q["mechanism"] for q in questions]),
-        "odds": survey_odds([question.epsilon for question in ordered]),
+        "odds": survey_odds(
+            [question.epsilon for question in ordered], survey_epsilon(survey, ordered)
+        ),
         "preview": preview,
         "show_progress": len(questions) >= PROGRESS_FROM,
         "languages": language_links(request),
@@ -261,6 +263,12 @@ def respond_context(
             # for everyone who loads the page until the next correction.
             "wording": survey.wording_version,
             "questions": browser_questions,
+            # A design that asks each respondent a random few: the blocks the browser draws
+            # ``asked`` of (question ids), uniformly and whatever the answers.
+            "design": None if survey.asked is None else {
+                "asked": survey.asked,
+                "blocks": [[q.pk for q in block] for block in design_blocks(ordered)[1]],
+            },
         },
     }
 

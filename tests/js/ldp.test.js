@@ -5,6 +5,7 @@ import { test } from "node:test";
 
 import {
   bernoulli,
+  drawBlocks,
   numberIndex,
   numberOutputs,
   cryptoSource,
@@ -341,4 +342,47 @@ test("the number randomizer's exact law over every path of its draws matches the
       }
     }
   }
+});
+
+// The draw of a design's blocks (surveys/ldp/designs.py, draw_blocks: uniform over the subsets
+// of `asked` blocks). Its exact law, from every path through its draws (uniformInt(blocks - i)
+// = j_i, each 1 / (blocks - i)), gives every subset 1 / C(blocks, asked); and seeded draws
+// pass a chi-square test against that law.
+test("the draw of a design's blocks is exactly uniform over the subsets of their number", () => {
+  const choose = (n, k) => (k === 0 ? 1 : (n * choose(n - 1, k - 1)) / k);
+  for (const [blocks, asked] of [[1, 1], [4, 1], [4, 2], [5, 3], [6, 6]]) {
+    const law = new Map();
+    const paths = (prefix) => {
+      if (prefix.length === asked) {
+        const source = replaySource(prefix);
+        const subset = drawBlocks(blocks, asked, source).join(",");
+        assert.equal(source.used, asked);
+        const weight = prefix.reduce((w, _, i) => w / (blocks - i), 1);
+        law.set(subset, (law.get(subset) ?? 0) + weight);
+        return;
+      }
+      for (let j = 0; j < blocks - prefix.length; j++) paths([...prefix, j]);
+    };
+    paths([]);
+    assert.equal(law.size, choose(blocks, asked));
+    for (const [subset, p] of law) {
+      assert.ok(Math.abs(p - 1 / choose(blocks, asked)) < 1e-12, `${subset}: ${p}`);
+      const drawn = subset.split(",").map(Number);
+      assert.deepEqual(drawn, [...new Set(drawn)].sort((a, b) => a - b));
+    }
+  }
+  const blocks = 6, asked = 2, draws = 15000;
+  const counts = new Map();
+  const source = seededSource(77);
+  for (let i = 0; i < draws; i++) {
+    const key = drawBlocks(blocks, asked, source).join(",");
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const expected = draws / 15; // C(6, 2) subsets
+  let statistic = 0;
+  for (const count of counts.values()) statistic += (count - expected) ** 2 / expected;
+  assert.equal(counts.size, 15);
+  assert.ok(statistic < chiSquareCritical(14), `chi2 = ${statistic} with 14 df`);
+  assert.throws(() => drawBlocks(3, 4), /1 <= asked <= blocks/);
+  assert.throws(() => drawBlocks(3, 0), /1 <= asked <= blocks/);
 });

@@ -6,6 +6,7 @@ import { test } from "node:test";
 
 import { numberOutputs, randomize } from "../../static/surveys/ldp.js";
 import {
+  blocksDrawn,
   describeReport,
   drawReports,
   failureMessage,
@@ -13,6 +14,7 @@ import {
   forgetTrueAnswers,
   isAsked,
   isValidReport,
+  leftOut,
   loadRecord,
   memoryStorage,
   newIdempotencyKey,
@@ -103,7 +105,7 @@ test("a record holds exactly the key, the reports sent, whether they were confir
   assert.deepEqual(JSON.parse(storage.getItem(NAME)), record);
   assert.deepEqual(Object.keys(JSON.parse(storage.getItem(NAME))),
     ["key", "reports", "confirmed", "wording"]);
-  assert.deepEqual(loadRecord(storage, "abc"), { record, earlierDraws: {} });
+  assert.deepEqual(loadRecord(storage, "abc"), { record: { ...record, drawn: null }, earlierDraws: {} });
   saveRecord(storage, "abc", { ...record, confirmed: true });
   assert.equal(loadRecord(storage, "abc").record.confirmed, true);
   assert.deepEqual(loadRecord(storage, "other"), NOTHING);
@@ -377,4 +379,39 @@ test("a number question's refusal, skip or absence is randomized as its extra an
   }
   assert.ok(isValidReport(numberFollowUp, numberOutputs(numberSpec) - 1));
   assert.ok(!isValidReport(numberFollowUp, numberOutputs(numberSpec)));
+});
+
+// A design that asks each respondent a random few: the draw is kept with the record (and read
+// back), a kept draw that does not fit the design is drawn again, the questions of the blocks
+// left out need no answer and send null, and the record holds no true answer.
+test("a design's draw is kept, its questions left out need no answer and send null", () => {
+  const design = { asked: 1, blocks: [[21], [22, 23]] };
+  const questions = [
+    { id: 20, encoding: "bit", k: 2, spec: null, optional: false },
+    { id: 21, encoding: "bit", k: 2, spec: null, optional: false },
+    { id: 22, encoding: "bit", k: 2, spec: null, optional: false },
+    { id: 23, encoding: "bit", k: 2, spec: null, optional: false, askedIf: { question: 22, answer: 1 } },
+  ];
+  let draws = 0;
+  const draw = (blocks, asked) => { draws++; assert.deepEqual([blocks, asked], [2, 1]); return [1]; };
+  assert.equal(blocksDrawn(null, null, draw), null);
+  assert.deepEqual(blocksDrawn(design, null, draw), [1]);
+  assert.deepEqual(blocksDrawn(design, { drawn: [0] }, draw), [0]); // kept: no new draw
+  for (const bad of [[2], [0, 1], [-1], "0", null]) blocksDrawn(design, { drawn: bad }, draw);
+  assert.equal(draws, 6);
+  const left = leftOut(design, [1]);
+  assert.deepEqual([...left], [21]);
+  assert.deepEqual([...leftOut(null, null)], []);
+  assert.deepEqual(unanswered(questions, { 20: 1, 22: 0 }, left), []);
+  assert.deepEqual(unanswered(questions, { 20: 1 }, left).map((q) => q.id), [22]);
+  const final = finalAnswers(questions, { 20: 1, 22: 0 });
+  const reports = drawReports(questions, final, (_spec, answer) => answer, {}, left);
+  assert.equal(reports[21], null);
+  assert.deepEqual(Object.keys(reports), ["20", "21", "22", "23"]);
+  assert.match(describeReport(questions[1], null), /left out at random/);
+  const storage = memoryStorage();
+  saveRecord(storage, "abc", { key: KEY, reports: null, confirmed: false, wording: 0, drawn: [1] });
+  assert.deepEqual(JSON.parse(storage.getItem(NAME)),
+    { key: KEY, reports: null, confirmed: false, wording: 0, drawn: [1] });
+  assert.deepEqual(loadRecord(storage, "abc").record.drawn, [1]);
 });

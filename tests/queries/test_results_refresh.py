@@ -27,9 +27,9 @@ def computed(monkeypatch) -> list[int]:
     counted = []
     compute = results._questions_results
 
-    def counting(survey, counts, n):
+    def counting(survey, counts, n, drawn):
         counted.append(n)
-        return compute(survey, counts, n)
+        return compute(survey, counts, n, drawn)
 
     monkeypatch.setattr(results, "_questions_results", counting)
     return counted

@@ -1,0 +1,93 @@
+"""Planning a survey's design before it opens: for a number of respondents, each question's
+epsilon, how many respondents answer it and its margin of error, when every question is
+asked (the budget split evenly) and under a design that asks each respondent a random few
+(docs/ldp.md, "Long questionnaires"); and the number of questions to ask that the site
+recommends."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Any
+
+from surveys import ldp
+from surveys.models import Question, Survey, blocks_of, build_mechanism
+from surveys.queries.results import WARN_MARGIN
+
+PLANNED_RESPONDENTS = (200, 1_000, 5_000, 20_000)
+"""Numbers of respondents the design page offers to plan for (any other may be typed)."""
+
+
+def margin(question: Question, epsilon: float, n: float) -> float:
+    """The worst-case 95% margin of error of ``question``'s estimates with ``epsilon`` and
+    ``n`` respondents answering it: of a share, or of a number's mean as a share of its
+    range (infinite without respondents)."""
+    mechanism = build_mechanism(
+        question.kind, epsilon, len(question.all_labels()), question.mechanism_override,
+        **question.question_kind.settings(question),
+    )
+    return mechanism.margin_of_error(max(int(n), 0))
+
+
+def plan(
+    questions: Sequence[Question], budget: float, asked: int | None,
+    always: Collection[int], respondents: int,
+) -> dict[str, Any]:
+    """The design page's figures for ``respondents``: ``rows``, one per question in order,
+    each with its ``question``, whether it is ``always`` asked, and for the two designs
+    ("every": every question asked, the ``budget`` split evenly; "sampled": ``asked`` blocks
+    drawn from those not ``always`` asked, the always-asked questions at their own
+    epsilon) its ``epsilon``, ``answered`` (respondents who answer it) and ``margin``, with
+    ``wide`` above ``WARN_MARGIN``; ``recommended``, the number of blocks with the narrowest
+    widest margin (``ldp.recommended_asked``); and ``problem``, why the sampled design cannot
+    be (None when it can, or when ``asked`` is None)."""
+    blocks = blocks_of(questions)
+    even = budget / len(questions) if questions else None
+    always_questions = [q for b in blocks if b[0].pk in always for q in b]
+    sampled = [b for b in blocks if b[0].pk not in always]
+    always_eps = [q.epsilon for q in always_questions]
+    sizes = [len(b) for b in sampled]
+
+    def widest(epsilon: float, n: float) -> float:
+        return max(margin(q, epsilon, n) for b in sampled for q in b)
+
+    recommended = problem = sampled_epsilon = None
+    if sampled and even:
+        try:
+            recommended = ldp.recommended_asked(budget, always_eps, sizes, respondents, widest)
+        except ValueError:
+            recommended = None
+    if asked is not None:
+        try:
+            sampled_epsilon = ldp.sampled_epsilon(budget, always_eps, sizes, asked)
+        except ValueError as error:
+            problem = str(error)
+    drawn = {q.pk for b in sampled for q in b}
+    rows = []
+    for question in questions:
+        every = _figures(question, even, respondents)
+        if sampled_epsilon is None:
+            mine = None
+        elif question.pk in drawn:
+            mine = _figures(question, sampled_epsilon, respondents * asked / len(sampled))
+        else:
+            mine = _figures(question, question.epsilon, respondents)
+        rows.append({"question": question, "always": question.pk not in drawn,
+                     "every": every, "sampled": mine})
+    return {"rows": rows, "recommended": recommended, "problem": problem,
+            "sampled_epsilon": sampled_epsilon, "even_epsilon": even}
+
+
+def _figures(question: Question, epsilon: float | None, answered: float) -> dict[str, Any] | None:
+    if epsilon is None:
+        return None
+    found = margin(question, epsilon, answered)
+    return {"epsilon": epsilon, "answered": round(answered), "margin": found,
+            "wide": found > WARN_MARGIN}
+
+
+def design_of(survey: Survey) -> dict[str, Any]:
+    """The survey's design as its page states it: ``asked`` (None: every question), its
+    ``budget``, and how many ``blocks`` are drawn from."""
+    blocks = blocks_of(list(survey.ordered_questions()))
+    return {"asked": survey.asked, "budget": survey.budget,
+            "blocks": sum(1 for b in blocks if not b[0].always_asked)}

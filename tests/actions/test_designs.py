@@ -1,0 +1,178 @@
+"""A survey that asks each respondent a random few of its questions under one budget
+(surveys/actions/designs.py): setting the design gives the questions drawn at random the epsilon
+that spends the budget exactly; bodies must leave out exactly the blocks not drawn, whole; the
+results estimate each question drawn at random from the respondents who drew it; breakdowns
+and exports read the reports left out as missing."""
+
+import math
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.urls import reverse
+
+from surveys.actions.designs import set_design
+from surveys.actions.questions import delete_question, save_question
+from surveys.actions.simulate import simulate_responses
+from surveys.actions.submissions import SubmissionError, submission_create
+from surveys.actions.surveys import open_survey
+from surveys.models import Question, Survey, survey_epsilon
+from surveys.queries import schedule
+from surveys.queries.results import computed_results
+from tests.helpers import assert_nothing_stored
+
+
+def _design_survey(owner, questions: int = 5, conditional: bool = True) -> Survey:
+    """A draft of yes/no questions, the last a follow-up of the one before it (when
+    ``conditional``)."""
+    survey = Survey.objects.create(owner=owner, title="Long")
+    made = []
+    for order in range(1, questions + 1):
+        question = Question(survey=survey, order=order, text=f"Q{order}?", kind="yesno",
+                            epsilon=1.0)
+        if conditional and order == questions:
+            question.asked_if, question.asked_if_answer = made[-1], 1
+        made.append(save_question(question, []))
+    return survey
+
+
+@pytest.fixture
+def long_survey(researcher, epsilon_limits):
+    epsilon_limits(question=3.0, survey=3.0)
+    return _design_survey(researcher)
+
+
+def test_the_design_spends_the_budget_exactly(long_survey):
+    first = long_survey.ordered_questions()[0]
+    Question.objects.filter(pk=first.pk).update(epsilon=0.5)
+    set_design(long_survey, 3.0, 2, {first.pk})
+    questions = list(long_survey.ordered_questions())
+    # Blocks: [Q1] always; [Q2], [Q3], [Q4, Q5] drawn two at a time: the largest two hold
+    # 3 questions, so each gets (3 - 0.5) / 3.
+    assert [q.epsilon for q in questions] == pytest.approx([0.5] + [2.5 / 3] * 4)
+    assert survey_epsilon(long_survey, questions) == pytest.approx(3.0, abs=1e-12)
+    assert sum(q.epsilon for q in questions) > 3.0  # what asking every question would spend
+    # A new question takes its epsilon from the design; deleting one gives it back.
+    added = save_question(Question(survey=long_survey, order=9, text="Q9?", kind="yesno",
+                                   epsilon=1.0), [])
+    assert added.epsilon == pytest.approx(2.5 / 3)
+    delete_question(added)
+    assert survey_epsilon(long_survey, list(long_survey.ordered_questions())) == pytest.approx(3)
+
+
+@pytest.mark.parametrize(("budget", "asked", "always", "words"), [
+    (3.0, 5, set(), "from 1 to 4"),          # more blocks than there are
+    (3.0, 1, "all", "at least one block"),   # nothing left to draw
+    (9.0, 1, set(), "above the site's limit of 3 per survey"),
+    (1.0, 1, "first", "leaving nothing"),    # the always-asked question spends it all
+])
+def test_a_design_that_cannot_be_is_refused_and_nothing_changes(
+    long_survey, budget, asked, always, words
+):
+    questions = list(long_survey.ordered_questions())
+    always = {q.pk for q in questions} if always == "all" else (
+        {questions[0].pk} if always == "first" else always)
+    with pytest.raises(ValidationError, match=words):
+        set_design(long_survey, budget, asked, always)
+    long_survey.refresh_from_db()
+    assert long_survey.asked is None and long_survey.budget is None
+    assert [q.epsilon for q in long_survey.ordered_questions()] == [1.0] * 5
+
+
+def _opened(survey: Survey, asked: int = 1) -> Survey:
+    set_design(survey, 3.0, asked, set())
+    open_survey(survey)
+    return survey
+
+
+def _body(survey: Survey, drawn: set[int]) -> dict[int, object]:
+    """Reports of 1 for the questions of the blocks ``drawn`` (indices), null for the others."""
+    from surveys.models import design_blocks
+    blocks = design_blocks(list(survey.ordered_questions()))[1]
+    return {q.pk: (1 if b in drawn else None) for b, block in enumerate(blocks) for q in block}
+
+
+def test_a_body_leaves_out_exactly_the_blocks_not_drawn(long_survey):
+    survey = _opened(long_survey, asked=2)
+    blocks = list(survey.ordered_questions())
+    missing = _body(survey, {0, 1})
+    del missing[blocks[0].pk]
+    bad = [
+        _body(survey, {0}),                             # one block left out too many
+        _body(survey, {0, 1, 2}),                       # one too few
+        {**_body(survey, {0, 3}), blocks[4].pk: None},  # half a block
+        missing,                                        # no report at all for a question
+    ]
+    for i, reports in enumerate(bad):
+        with pytest.raises(SubmissionError) as refused:
+            submission_create(survey=survey, reports=reports, idempotency_key=f"key-bad-{i}-xx")
+        assert refused.value.status == 400
+    assert_nothing_stored(survey)
+    stored, created = submission_create(
+        survey=survey, reports=_body(survey, {1, 3}), idempotency_key="key-good-0001"
+    )
+    assert created and stored.reports[str(blocks[0].pk)] is None
+    drawn = {q.pk: q.drawn_count for q in survey.ordered_questions()}
+    assert drawn == {blocks[0].pk: 0, blocks[1].pk: 1, blocks[2].pk: 0, blocks[3].pk: 1,
+                     blocks[4].pk: 1}
+
+
+def test_without_a_design_a_null_report_is_refused(researcher, make_survey):
+    survey = make_survey(researcher, status=Survey.Status.OPEN)
+    first, second = survey.ordered_questions()
+    with pytest.raises(SubmissionError):
+        submission_create(survey=survey, reports={first.pk: None, second.pk: 0},
+                          idempotency_key="key-null-0001")
+    assert_nothing_stored(survey)
+
+
+def test_each_question_is_estimated_from_those_who_drew_it(long_survey):
+    survey = _opened(long_survey, asked=1)
+    questions = list(survey.ordered_questions())
+    truth = {q.pk: [0.7, 0.3] for q in questions}
+    truth[questions[4].pk] = [0.2, 0.1, 0.7]  # the follow-up: "Not asked" last
+    simulate_responses(survey, 2_000, truth, seed=5)
+    results = computed_results(survey)
+    drawn = [q.drawn_count for q in survey.ordered_questions()]
+    # Four blocks, one drawn each: each block about a quarter of the respondents.
+    assert results["n"] == 2_000 and sum(drawn[:4]) == 2_000 and drawn[3] == drawn[4]
+    for found, n in zip(results["questions"], drawn, strict=True):
+        assert found["n"] == n
+    mean, sd = 2_000 / 4, math.sqrt(2_000 * 0.25 * 0.75)
+    assert all(abs(n - mean) < 5 * sd for n in drawn)
+    for found in results["questions"][:4]:  # each share within 5 standard errors of 0.3
+        share = found["categories"][1]
+        assert abs(share["unbiased"] - 0.3) < 5 * share["std_error"]
+
+
+def test_breakdowns_and_exports_read_left_out_reports_as_missing(client, researcher, long_survey):
+    survey = _opened(long_survey, asked=2)
+    questions = list(survey.ordered_questions())
+    truth = {q.pk: [0.5, 0.5] for q in questions}
+    truth[questions[4].pk] = [0.25, 0.25, 0.5]
+    simulate_responses(survey, 300, truth, seed=2)
+    client.force_login(researcher)
+    found = client.get(reverse("survey-results-json", args=[survey.pk])).json()
+    assert [q["n"] for q in found["questions"]] == [
+        q.drawn_count for q in survey.ordered_questions()]
+    both = sum(1 for s in survey.submissions.all()
+               if s.reports[str(questions[0].pk)] is not None
+               and s.reports[str(questions[1].pk)] is not None)
+    breakdown = client.get(
+        reverse("question-breakdown-json", args=[survey.pk, questions[1].pk]),
+        {"by": questions[0].pk},
+    )
+    assert breakdown.status_code == 200, breakdown.content[:300]
+    assert breakdown.json()["n"] == both  # the respondents who drew both
+    for name in ("export-reports-csv", "export-estimates-csv", "export-metadata"):
+        response = client.get(reverse(name, args=[survey.pk]))
+        assert response.status_code == 200, name
+        b"".join(response.streaming_content) if response.streaming else response.content
+
+
+def test_a_design_that_stops_fitting_keeps_the_survey_from_opening(long_survey):
+    set_design(long_survey, 3.0, 4, set())
+    for question in list(long_survey.ordered_questions())[:2]:
+        delete_question(question)
+    problems = schedule.readiness_problems(long_survey)
+    assert any("from 1 to 2" in problem for problem in problems)
+
