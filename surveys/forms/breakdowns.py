@@ -7,7 +7,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from surveys.ldp import strata
-from surveys.models import Question
+from surveys.models import Question, asked_together
 
 
 class BreakdownForm(forms.Form):
@@ -97,6 +97,13 @@ class BreakdownForm(forms.Form):
                         "its answers is randomized on its own (unary encoding): it can group a "
                         "breakdown, but not one within the groups of a second question."
                     ) % {"text": grouping.text})
+        together = [q for q in (self.question, group, stratum) if q is not None]
+        questions = list(self.questions.values())
+        if group is not None and not asked_together(self.question.survey, questions, together):
+            self.add_error("by", gettext(
+                "No respondent is asked these questions together: each respondent answers "
+                "only %(asked)s of the questions drawn at random (the survey's design)."
+            ) % {"asked": self.question.survey.asked})
         pair = cleaned.get("first"), cleaned.get("second")
         if any(g is None for g in pair):
             if pair != (None, None) and not self.errors:

@@ -7,7 +7,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from surveys.ldp.regression import MAX_PREDICTORS
-from surveys.models import Question
+from surveys.models import Question, asked_together
 
 
 class RegressionForm(forms.Form):
@@ -47,4 +47,10 @@ class RegressionForm(forms.Form):
                 gettext("Choose at most %(count)d questions to explain it by.")
                 % {"count": MAX_PREDICTORS}
             )
+        survey = self.outcome.survey
+        if not asked_together(survey, list(self.questions.values()), [self.outcome, *chosen]):
+            raise forms.ValidationError(gettext(
+                "No respondent is asked these questions together: each respondent answers "
+                "only %(asked)s of the questions drawn at random (the survey's design)."
+            ) % {"asked": survey.asked})
         return chosen

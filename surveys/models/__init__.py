@@ -39,6 +39,7 @@ from surveys.models.survey import (
     Choice,
     Question,
     Survey,
+    asked_together,
     blocks_of,
     build_mechanism,
     condition_problem,
@@ -71,6 +72,7 @@ __all__ = [
     "WordingRevision",
     "build_mechanism", "condition_problem", "epsilon_too_small", "hash_secret", "max_length",
     "new_public_id", "refuse_if_frozen", "time_zones", "total_epsilon", "survey_epsilon",
-    "blocks_of", "design_blocks", "design_epsilon", "design_problem", "validate_contact",
+    "asked_together", "blocks_of", "design_blocks", "design_epsilon", "design_problem",
+    "validate_contact",
     "validate_epsilon_value", "validate_translation_texts",
 ]

@@ -113,6 +113,20 @@ def design_blocks(
     return ([b for b in blocks if b[0].always_asked], [b for b in blocks if not b[0].always_asked])
 
 
+def asked_together(
+    survey: Survey, questions: Sequence[Question], together: Sequence[Question]
+) -> bool:
+    """Whether a respondent of ``survey`` (whose ``questions`` these are) can be asked every
+    one of ``together``: always, unless its design draws fewer blocks per respondent than
+    they fall in among those drawn at random (then no respondent answers them all, and no
+    breakdown or regression can use them together)."""
+    if survey.asked is None:
+        return True
+    blocks = design_blocks(sorted(questions, key=lambda q: (q.order, q.pk)))[1]
+    drawn = {i for i, block in enumerate(blocks) if any(q in together for q in block)}
+    return len(drawn) <= survey.asked
+
+
 def design_epsilon(survey: Survey, questions: Sequence[Question]) -> float | None:
     """The epsilon each sampled question of ``survey``'s design gets (``ldp.sampled_epsilon``:
     what the always-asked questions leave of the budget, over the questions a respondent

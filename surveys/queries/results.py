@@ -639,10 +639,11 @@ def report_rows(survey: Survey, *, wording: bool = True) -> Iterator[list[Any]]:
     of column names, then rows of whole numbers.
 
     The first column numbers the rows (1, 2, ...); database ids and dates are left out, as
-    they are not needed to estimate. With ``wording``, a last column ``wording`` gives the
-    wording version the respondent's page showed (``Submission.wording``; blank for
-    submissions stored before it was recorded). Submissions stream from the database
-    ``EXPORT_CHUNK`` at a time, so memory stays flat however many there are.
+    they are not needed to estimate. A question a design's draw left out has empty cells.
+    With ``wording``, a last column ``wording`` gives the wording version the respondent's
+    page showed (``Submission.wording``; blank for submissions stored before it was
+    recorded). Submissions stream from the database ``EXPORT_CHUNK`` at a time, so memory
+    stays flat however many there are.
     """
     header = ["response"]
     widths: dict[str, int] = {}  # question id -> number of columns
@@ -658,9 +659,12 @@ def report_rows(survey: Survey, *, wording: bool = True) -> Iterator[list[Any]]:
     )
     for number, (reports, shown) in enumerate(submissions, start=1):
         row = [number]
-        for question, width in widths.items():  # every submission answers every question
+        for question, width in widths.items():  # every submission has every question
             report = reports[question]  # a unary report is a list of k bits: a column each
-            row += report if width > 1 else [report]
+            if report is None:  # left out by a design's draw: empty cells
+                row += [""] * width
+            else:
+                row += report if width > 1 else [report]
         if wording:
             row.append("" if shown is None else shown)
         yield row
@@ -746,11 +750,31 @@ def export_metadata(survey: Survey) -> Metadata:
                 language: _translated(texts, language, ("title", "introduction", *STUDY_TEXTS))
                 for language, texts in translations.items()
             },
+            "design": design_description(survey, questions, positions),
         },
         "privacy": PRIVACY_NOTE,
         "rows": "One row per submission; 'response' numbers them in the order they arrived.",
         "questions": described,
         "wordings": revisions.wordings(survey),
+    }
+
+
+def design_description(
+    survey: Survey, questions: list[Question], positions: dict[int, int]
+) -> dict[str, Any] | None:
+    """A survey's design for its metadata (None when every question is asked): its
+    ``budget``, the number of blocks ``asked`` of each respondent, the ``always_asked``
+    questions' positions and the ``drawn`` blocks' (each respondent's browser draws
+    ``asked`` of them uniformly, whatever the answers; a question left out has an empty
+    cell in the reports)."""
+    if survey.asked is None:
+        return None
+    always, sampled = design_blocks(questions)
+    return {
+        "budget": survey.budget,
+        "asked": survey.asked,
+        "always_asked": [positions[q.pk] for block in always for q in block],
+        "drawn": [[positions[q.pk] for q in block] for block in sampled],
     }
 
 

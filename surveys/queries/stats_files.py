@@ -95,12 +95,16 @@ def _cut(text: str, limit: int) -> str:
 
 def labelled_reports(survey: Survey) -> LabelledReports:
     """The reports table with its labels (see the module's docstring)."""
-    rows = report_rows(survey, wording=False)  # whole numbers only: no blank cells
+    rows = report_rows(survey, wording=False)  # whole numbers, or blank: not drawn
     header = next(rows)
-    blocks = [np.empty((0, len(header)), dtype=np.int64)]
+    blocks = [np.empty((0, len(header)))]
     while block := list(itertools.islice(rows, BLOCK)):
-        blocks.append(np.array(block, dtype=np.int64))
+        blocks.append(np.array([[np.nan if v == "" else v for v in row] for row in block],
+                               dtype=float))
+    # Whole numbers where every cell has one; a question a design's draw left out for some
+    # respondents has missing values there (system-missing in SPSS, "." in Stata).
     frame = pd.DataFrame(np.concatenate(blocks), columns=header)
+    frame = frame.astype({c: np.int64 for c in header if not frame[c].isna().any()})
     labels = {"response": "Response number, in the order responses arrived"}
     short_labels = dict(labels)
     value_labels: dict[str, dict[int, str]] = {}

@@ -176,3 +176,67 @@ def test_a_design_that_stops_fitting_keeps_the_survey_from_opening(long_survey):
     problems = schedule.readiness_problems(long_survey)
     assert any("from 1 to 2" in problem for problem in problems)
 
+
+
+def test_a_pair_never_asked_together_is_refused_in_words(client, researcher, long_survey):
+    survey = _opened(long_survey, asked=1)
+    first, second = list(survey.ordered_questions())[:2]
+    client.force_login(researcher)
+    refused = client.get(reverse("question-breakdown-json", args=[survey.pk, second.pk]),
+                         {"by": first.pk})
+    assert refused.status_code == 400
+    assert "No respondent is asked these questions together" in refused.content.decode()
+    page = client.get(reverse("question-regression-json", args=[survey.pk, second.pk]),
+                      {"by": [first.pk]})
+    assert "No respondent is asked these questions together" in page.content.decode()
+
+
+def test_every_kind_of_report_left_out_is_a_missing_value_in_every_export(
+    client, researcher, epsilon_limits, tmp_path
+):
+    import pyreadstat
+
+    epsilon_limits(question=3.0, survey=3.0)
+    survey = Survey.objects.create(owner=researcher, title="Kinds")
+    fields = [
+        {"kind": "yesno"},
+        {"kind": "checkall", "labels": ["A", "B", "C"]},
+        {"kind": "number", "number_min": 0, "number_max": 30, "number_decimals": 0},
+        {"kind": "categorical", "labels": [f"Answer {i}" for i in range(12)]},  # unary
+    ]
+    for order, spec in enumerate(fields, start=1):
+        labels = spec.pop("labels", [])
+        save_question(Question(survey=survey, order=order, text=f"Q{order}?", epsilon=1.0,
+                               **spec), labels)
+    survey = _opened(survey, asked=1)
+    questions = list(survey.ordered_questions())
+    truth = {questions[0].pk: [0.5, 0.5], questions[1].pk: [0.2, 0.5, 0.8],
+             questions[2].pk: [0.2] * 5, questions[3].pk: [1 / 12] * 12}
+    simulate_responses(survey, 200, truth, seed=3)
+    client.force_login(researcher)
+    text = b"".join(client.get(reverse("export-reports-csv", args=[survey.pk]))
+                    .streaming_content).decode()
+    rows = [line.split(",") for line in text.splitlines()[1:]]
+    assert len(rows) == 200
+    widths = [1, 2, 1, 12]
+    for row in rows:  # one question drawn: its cells filled, every other question's empty
+        cells, filled = row[1:-1], []
+        for width in widths:
+            part, cells = cells[:width], cells[width:]
+            assert set(part) == {""} or "" not in part
+            filled.append("" not in part)
+        assert sum(filled) == 1
+    for extension in ("sav", "dta"):
+        path = tmp_path / f"reports.{extension}"
+        response = client.get(reverse("export-reports-file", args=[survey.pk, extension]))
+        assert response.status_code == 200
+        path.write_bytes(b"".join(response.streaming_content))
+        frame, _meta = (pyreadstat.read_sav if extension == "sav" else pyreadstat.read_dta)(
+            str(path))
+        assert len(frame) == 200
+        drawn = [q.drawn_count for q in survey.ordered_questions()]
+        assert int(frame["q1"].notna().sum()) == drawn[0]
+        assert int(frame["q3"].notna().sum()) == drawn[2]
+    metadata = client.get(reverse("export-metadata", args=[survey.pk])).json()
+    assert metadata["survey"]["design"] == {
+        "budget": 3.0, "asked": 1, "always_asked": [], "drawn": [[1], [2], [3], [4]]}
