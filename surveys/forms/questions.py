@@ -11,7 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from surveys import kinds, ldp
 from surveys.actions.questions import save_question
 from surveys.helpers.numbers import epsilon as epsilon_text
-from surveys.models import PrivacyPolicy, Question, condition_problem
+from surveys.models import PrivacyPolicy, Question, condition_problem, design_epsilon
 
 
 class QuestionForm(forms.ModelForm):
@@ -75,8 +75,8 @@ class QuestionForm(forms.ModelForm):
         model = Question
         fields = [
             "text", "help_text", "kind", "number_min", "number_max", "number_decimals",
-            "number_bins", "used_for_breakdowns", "epsilon", "mechanism_override",
-            "offers_refusal", "optional",
+            "number_bins", "used_for_breakdowns", "epsilon", "always_asked",
+            "mechanism_override", "offers_refusal", "optional",
         ]
         labels = {
             "text": _("Question"),
@@ -130,6 +130,20 @@ class QuestionForm(forms.ModelForm):
             self.initial["known_percent"] = 100 * self.instance.known_share
         if not policy.allow_mechanism_override:
             del self.fields["mechanism_override"]
+        survey = self.instance.survey
+        if survey.asked is None:
+            del self.fields["always_asked"]  # every question is asked
+        else:
+            try:
+                drawn = design_epsilon(survey, list(survey.ordered_questions()))
+            except ValueError:
+                drawn = None
+            self.fields["epsilon"].help_text = gettext(
+                "This survey asks each respondent a random few of its questions: a question "
+                "not always asked gets the epsilon its design works out (now %(drawn)s), "
+                "whatever is typed here; one always asked keeps this one, from the same "
+                "budget."
+            ) % {"drawn": epsilon_text(drawn) if drawn is not None else "—"}
         self.fields["condition"].choices = condition_choices(self.instance)
         if self.instance.conditional:
             self.initial["condition"] = (
@@ -180,6 +194,8 @@ class QuestionForm(forms.ModelForm):
     def save(self, commit: bool = True) -> Question:
         """The question with its answers, through ``surveys.actions.questions``."""
         question = super().save(commit=False)
+        if question.conditional:  # a follow-up is drawn, or always asked, with its condition
+            question.always_asked = question.asked_if.always_asked
         known = self.cleaned_data.get("known_percent")
         question.known_share = None if known is None else known / 100
         return save_question(question, self.cleaned_data["choices"])

@@ -1,0 +1,79 @@
+"""The design page and the question form of a survey that asks each respondent a random few:
+the page plans every question's epsilon and margin for the respondents expected and
+recommends how many to ask; saving a design applies it, a bad one is refused in words and
+stores nothing, another researcher's survey is not found, and an opened survey's design is
+frozen; the question form says where a drawn question's epsilon comes from."""
+
+import pytest
+from django.urls import reverse
+
+from surveys.actions.questions import save_question
+from surveys.actions.surveys import open_survey
+from surveys.models import Question, Survey, survey_epsilon
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def twenty(researcher, epsilon_limits):
+    """A draft of 20 yes/no questions at 0.15 each: the even split of 3."""
+    epsilon_limits(question=3.0, survey=3.0)
+    survey = Survey.objects.create(owner=researcher, title="Twenty")
+    for order in range(1, 21):
+        save_question(Question(survey=survey, order=order, text=f"Q{order}?", kind="yesno",
+                               epsilon=0.15), [])
+    return survey
+
+
+def test_the_page_plans_both_designs_and_recommends_one(client, researcher, twenty):
+    client.force_login(researcher)
+    page = client.get(reverse("survey-design", args=[twenty.pk]), {"respondents": "5000"})
+    assert page.status_code == 200
+    plan = page.context["plan"]
+    assert plan["recommended"] == 1
+    every = plan["rows"][0]["every"]
+    assert every["epsilon"] == pytest.approx(0.15) and every["answered"] == 5000
+    assert every["wide"]  # a yes/no question at 0.15: far wider than 10 points
+    text = page.content.decode()
+    assert "What to expect with 5,000 respondents" in text and 'id="recommended"' in text
+
+
+def test_saving_a_design_applies_it_and_a_bad_one_stores_nothing(client, researcher, twenty):
+    client.force_login(researcher)
+    url = reverse("survey-design", args=[twenty.pk])
+    first = twenty.ordered_questions()[0]
+    refused = client.post(url, {"budget": "3", "design": "sampled", "asked": "25"})
+    assert refused.status_code == 200 and "from 1 to 20" in refused.content.decode()
+    twenty.refresh_from_db()
+    assert twenty.asked is None
+    saved = client.post(url, {"budget": "3", "design": "sampled", "asked": "1",
+                              "always": [str(first.pk)]})
+    assert saved.status_code == 302
+    twenty.refresh_from_db()
+    questions = list(twenty.ordered_questions())
+    assert twenty.asked == 1 and questions[0].always_asked
+    assert [q.epsilon for q in questions] == pytest.approx([0.15] + [2.85] * 19)
+    assert survey_epsilon(twenty, questions) == pytest.approx(3.0)
+    page = client.get(reverse("survey-detail", args=[twenty.pk])).content.decode()
+    assert "1 of the other 19, drawn at random" in page
+    form = client.get(reverse("question-edit", args=[questions[3].pk])).content.decode()
+    assert 'name="always_asked"' in form and "now 2.85" in form
+    back = client.post(url, {"budget": "3", "design": "every"})
+    assert back.status_code == 302
+    twenty.refresh_from_db()
+    assert twenty.asked is None and twenty.budget is None
+
+
+def test_others_cannot_see_it_and_an_opened_design_is_frozen(
+    client, researcher, other_researcher, twenty
+):
+    client.force_login(other_researcher)
+    assert client.get(reverse("survey-design", args=[twenty.pk])).status_code == 404
+    client.force_login(researcher)
+    Question.objects.filter(survey=twenty).update(epsilon=0.1)
+    open_survey(twenty)
+    response = client.post(reverse("survey-design", args=[twenty.pk]),
+                           {"budget": "3", "design": "sampled", "asked": "1"}, follow=True)
+    assert "its design is frozen" in response.content.decode()
+    twenty.refresh_from_db()
+    assert twenty.asked is None
