@@ -679,7 +679,6 @@ redo <- function(prefix) {
   metadata <- fromJSON(paste0(prefix, "-metadata.json"), simplifyVector = FALSE)
   reports <- read.csv(paste0(prefix, "-reports.csv"), check.names = FALSE,
                       colClasses = "character", encoding = "UTF-8")
-  n <- nrow(reports)
   rows <- list()
   among_rows <- list()
   for (question in metadata$questions) {
@@ -687,11 +686,15 @@ redo <- function(prefix) {
     columns <- unlist(question$columns)
     labels <- unlist(question$labels)
     extras <- question$extra_answers
+    # The respondents asked it: in a survey that asks each a random few, the others' cells
+    # are empty (not drawn).
+    asked <- reports[[columns[1]]] != ""
+    n <- sum(asked)
     if (n == 0) {
       cat(sprintf("%d. %s: no responses yet\n", question$position, question$text))
       next
     }
-    values <- lapply(columns, function(column) as.integer(reports[[column]]))
+    values <- lapply(columns, function(column) as.integer(reports[[column]][asked]))
     mean <- NULL
     among <- NULL
     if (question$encoding == "sampled") {  # check all that apply

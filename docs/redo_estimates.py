@@ -35,12 +35,15 @@ def redo(prefix: str) -> list[dict]:
     metadata = json.loads(Path(f"{prefix}-metadata.json").read_text(encoding="utf-8"))
     with open(f"{prefix}-reports.csv", newline="", encoding="utf-8") as file:
         reports = list(csv.DictReader(file))
-    n = len(reports)
     rows = []
     for question in metadata["questions"]:
         mechanism = ldp.from_spec(question["mechanism"])
         columns = question["columns"]
-        values = np.array([[int(report[c]) for c in columns] for report in reports],
+        # The respondents asked it: in a survey that asks each a random few, the others'
+        # cells are empty (not drawn).
+        asked = [report for report in reports if report[columns[0]] != ""]
+        n = len(asked)
+        values = np.array([[int(report[c]) for c in columns] for report in asked],
                           dtype=np.int64).reshape(n, len(columns))
         counts = mechanism.support_counts(values[:, 0] if len(columns) == 1 else values)
         if n == 0:

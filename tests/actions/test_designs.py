@@ -240,3 +240,54 @@ def test_every_kind_of_report_left_out_is_a_missing_value_in_every_export(
     metadata = client.get(reverse("export-metadata", args=[survey.pk])).json()
     assert metadata["survey"]["design"] == {
         "budget": 3.0, "asked": 1, "always_asked": [], "drawn": [[1], [2], [3], [4]]}
+
+
+def test_the_scripts_redo_each_question_from_the_respondents_who_drew_it(
+    client, researcher, long_survey, tmp_path, rscript
+):
+    """The downloaded Python and R scripts read the empty cells as not drawn: each question's
+    estimates, from its own respondents, equal the site's estimates file."""
+    import csv
+    import io
+    import os
+    import subprocess
+    import sys
+    import zipfile
+
+    survey = _opened(long_survey, asked=2)
+    questions = list(survey.ordered_questions())
+    truth = {q.pk: [0.6, 0.4] for q in questions}
+    truth[questions[4].pk] = [0.2, 0.2, 0.6]
+    simulate_responses(survey, 400, truth, seed=9)
+    client.force_login(researcher)
+    prefix = f"survey-{survey.pk}"
+    for name, route, args in (
+        (f"{prefix}-estimates.py", "export-redo-script", [survey.pk]),
+        (f"{prefix}-estimates.R", "export-redo-r-script", [survey.pk]),
+        ("ldp.zip", "export-library", []),
+        (f"{prefix}-reports.csv", "export-reports-csv", [survey.pk]),
+        (f"{prefix}-metadata.json", "export-metadata", [survey.pk]),
+        (f"{prefix}-site.csv", "export-estimates-csv", [survey.pk]),
+    ):
+        response = client.get(reverse(route, args=args))
+        body = b"".join(response.streaming_content) if response.streaming else response.content
+        (tmp_path / name).write_bytes(body)
+    with zipfile.ZipFile(tmp_path / "ldp.zip") as archive:
+        archive.extractall(tmp_path)
+    site = list(csv.DictReader(io.StringIO((tmp_path / f"{prefix}-site.csv").read_text())))
+    env = {"PATH": os.environ["PATH"]}
+    subprocess.run([sys.executable, f"{prefix}-estimates.py"], cwd=tmp_path, check=True,
+                   capture_output=True, env=env)
+    runs = [("estimates-redone", 1e-12)]
+    run = subprocess.run([rscript("jsonlite"), f"{prefix}-estimates.R"], cwd=tmp_path,
+                         capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr
+    runs.append(("estimates-redone-R", 5e-5))
+    for name, tolerance in runs:
+        redone = list(csv.DictReader(open(tmp_path / f"{prefix}-{name}.csv", encoding="utf-8")))
+        assert len(redone) == len(site)
+        for mine, theirs in zip(redone, site, strict=True):
+            assert mine["n"] == theirs["n"]
+            for key in ("estimate", "ci_low", "ci_high"):
+                assert float(mine[key]) == pytest.approx(float(theirs[key]), abs=tolerance)
+    assert {row["n"] for row in site} == {str(q.drawn_count) for q in survey.ordered_questions()}
