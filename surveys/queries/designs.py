@@ -10,7 +10,7 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from surveys import ldp
-from surveys.models import Question, Survey, blocks_of, build_mechanism
+from surveys.models import Question, Survey, blocks_of, build_mechanism, design_blocks
 from surveys.queries.results import WARN_MARGIN
 
 PLANNED_RESPONDENTS = (200, 1_000, 5_000, 20_000)
@@ -91,3 +91,27 @@ def design_of(survey: Survey) -> dict[str, Any]:
     blocks = blocks_of(list(survey.ordered_questions()))
     return {"asked": survey.asked, "budget": survey.budget,
             "blocks": sum(1 for b in blocks if not b[0].always_asked)}
+
+
+EXPECTED_RESPONDENTS = 1_000
+"""What the warnings before opening assume without a response target."""
+
+
+def wide_margins(survey: Survey) -> tuple[int, list[dict[str, Any]]]:
+    """The respondents ``survey`` expects (its response target, else
+    ``EXPECTED_RESPONDENTS``) and its questions whose worst-case margin of error would then
+    be above ``WARN_MARGIN``, each with its ``question``, ``answered`` (the respondents who
+    answer it: a share of them for a question drawn at random) and ``margin``: what the page
+    before opening warns of."""
+    respondents = survey.response_target or EXPECTED_RESPONDENTS
+    questions = list(survey.ordered_questions())
+    sampled = design_blocks(questions)[1] if survey.asked else []
+    drawn = {q.pk for block in sampled for q in block}
+    wide = []
+    for question in questions:
+        answered = (respondents * survey.asked / len(sampled) if question.pk in drawn
+                    else respondents)
+        found = margin(question, question.epsilon, answered)
+        if found > WARN_MARGIN:
+            wide.append({"question": question, "answered": round(answered), "margin": found})
+    return respondents, wide

@@ -44,7 +44,7 @@ from surveys.models import (
 )
 from surveys.queries import revisions, schedule
 from surveys.queries.access import surveys_for
-from surveys.queries.designs import design_of
+from surveys.queries.designs import design_of, wide_margins
 from surveys.queries.results import (
     TARGET_MARGIN,
     mean_score_plan,
@@ -168,7 +168,9 @@ def survey_open(request: HttpRequest, pk: int) -> HttpResponse:
         open_survey(survey)
         messages.success(request, _("The survey is open. Share its link with respondents."))
         return redirect(survey)
-    return render(request, "surveys/survey_open.html", {"survey": survey, "problems": problems})
+    respondents, wide = wide_margins(survey) if survey.is_draft and not problems else (0, [])
+    context = {"survey": survey, "problems": problems, "respondents": respondents, "wide": wide}
+    return render(request, "surveys/survey_open.html", context)
 
 
 @require_http_methods(["GET", "HEAD", "POST"])

@@ -77,3 +77,15 @@ def test_others_cannot_see_it_and_an_opened_design_is_frozen(
     assert "its design is frozen" in response.content.decode()
     twenty.refresh_from_db()
     assert twenty.asked is None
+
+
+def test_before_opening_the_page_warns_of_margins_too_wide(client, researcher, twenty):
+    client.force_login(researcher)
+    page = client.get(reverse("survey-open", args=[twenty.pk])).content.decode()
+    assert "With 1,000 respondents these questions" in page and "Q20?" in page
+    Survey.objects.filter(pk=twenty.pk).update(response_target=500, budget=3.0, asked=1)
+    Question.objects.filter(survey=twenty).update(epsilon=3.0)
+    twenty.refresh_from_db()
+    page = client.get(reverse("survey-open", args=[twenty.pk])).content.decode()
+    # One of 20 at epsilon 3: 25 respondents answer each, too few for +-10 points.
+    assert "With 500 respondents" in page and "(asked of about 25)" in page
