@@ -521,7 +521,7 @@ def epsilon_explain(request: HttpRequest) -> JsonResponse:
     except ValueError as error:
         return _refuse(str(error))
     try:
-        others = _other_epsilons(request)
+        others, total = _other_epsilons(request)
     except ValueError:
         return _refuse("survey and question must be whole numbers.")
     try:
@@ -533,7 +533,7 @@ def epsilon_explain(request: HttpRequest) -> JsonResponse:
         explanation = _explain(epsilon, kind, k, override, share, grouping, settings)
     except ValueError as error:  # the core's own refusals, should they ever be stricter
         return _refuse(str(error))
-    respondents_read = [sentence for _name, sentence in survey_odds([*others, epsilon])]
+    respondents_read = [sentence for _name, sentence in survey_odds([*others, epsilon], total)]
     return JsonResponse(
         {**explanation, "above_limit": above_limit, "respondents_read": respondents_read}
     )
@@ -561,16 +561,19 @@ def _kind_settings(request: HttpRequest, kind: QuestionKind) -> dict | None:
     return {} if problems else kind.settings(values)
 
 
-def _other_epsilons(request: HttpRequest) -> list[float]:
+def _other_epsilons(request: HttpRequest) -> tuple[list[float], float | None]:
     """The epsilons of the other questions of the survey named by the query (``survey``,
-    ``question``: the one being edited, if any), which the user must be allowed to edit;
-    none without a survey. ValueError for ids that are not whole numbers (of at most 18
-    digits, as the database stores)."""
+    ``question``: the one being edited, if any), which the user must be allowed to edit, and
+    the survey's total when a design fixes it (its budget; None: the sum); none without a
+    survey. ValueError for ids that are not whole numbers (of at most 18 digits, as the
+    database stores)."""
     survey_pk, question_pk = request.GET.get("survey", ""), request.GET.get("question", "")
     if not survey_pk:
-        return []
+        return [], None
     if not all(ID.fullmatch(pk) for pk in filter(None, (survey_pk, question_pk))):
         raise ValueError("not an id")
     survey = get_survey(request, int(survey_pk), "edit")
     others = survey.questions.exclude(pk=int(question_pk)) if question_pk else survey.questions
-    return list(others.values_list("epsilon", flat=True))
+    return list(others.values_list("epsilon", flat=True)), (
+        survey.budget if survey.asked is not None else None
+    )

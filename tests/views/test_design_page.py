@@ -89,3 +89,16 @@ def test_before_opening_the_page_warns_of_margins_too_wide(client, researcher, t
     page = client.get(reverse("survey-open", args=[twenty.pk])).content.decode()
     # One of 20 at epsilon 3: 25 respondents answer each, too few for +-10 points.
     assert "With 500 respondents" in page and "(asked of about 25)" in page
+
+
+def test_the_question_forms_sentences_follow_the_designs_budget(client, researcher, twenty):
+    """Typing an epsilon for one of 20 questions: asking every question, everything sent is
+    their sum; with a design, the budget of 3 (e^3: 20 times), whatever the other epsilons."""
+    client.force_login(researcher)
+    question = twenty.ordered_questions()[0]
+    query = {"epsilon": "1", "kind": "yesno", "survey": twenty.pk, "question": question.pk}
+    every = client.get(reverse("epsilon-explain"), query).json()["respondents_read"]
+    assert "at most 84%" in every[-1]  # e^(19 x 0.15 + 1) = 47: odds 47:9, 83.9% rounded up
+    Survey.objects.filter(pk=twenty.pk).update(budget=3.0, asked=1)
+    designed = client.get(reverse("epsilon-explain"), query).json()["respondents_read"]
+    assert "at most 70%" in designed[-1]  # e^3 = 20.1: odds 20.1:9, 69.1% rounded up
