@@ -58,7 +58,8 @@ let retryTimer = null; // the next attempt the page makes by itself, if any
 let left = new Set();
 if (data?.design && !record?.reports) {
   const drawn = blocksDrawn(data.design, record, drawBlocks);
-  record = { key: newIdempotencyKey(), reports: null, confirmed: false, wording: data.wording, ...record, drawn };
+  const fresh = { key: newIdempotencyKey(), reports: null, confirmed: false, wording: data.wording };
+  record = { ...fresh, ...record, drawn };
   left = leftOut(data.design, drawn);
 }
 
@@ -121,7 +122,9 @@ function clearAnswers() {
  * questions shown. */
 function updateQuestions() {
   const given = answers();
-  const asked = data.questions.filter((question) => !left.has(question.id) && isAsked(question, given));
+  const asked = data.questions.filter(
+    (question) => !left.has(question.id) && isAsked(question, given),
+  );
   for (const question of data.questions) {
     document.getElementById(`question-${question.id}`).hidden = !asked.includes(question);
   }
@@ -150,7 +153,9 @@ function answered(event) {
   markMissing(fieldset, false);
   updateQuestions();
   const status = document.getElementById("respond-status");
-  if (status.dataset.missing && !unanswered(data.questions, answers(), left).length) tell(status, "", "");
+  if (status.dataset.missing && !unanswered(data.questions, answers(), left).length) {
+    tell(status, "", "");
+  }
 }
 
 function tell(status, message, kind, missing = false) {
