@@ -14,9 +14,10 @@ from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext
 
 from surveys import kinds
+from surveys.actions.designs import apply_design
 from surveys.actions.questions import save_question
 from surveys.helpers.times import researcher_time
-from surveys.models import PrivacyPolicy, Question, Survey, SurveyTranslation
+from surveys.models import PrivacyPolicy, Question, Survey, SurveyTranslation, design_problem
 from surveys.queries.survey_files import (
     FORMAT,
     QUESTION_FIELDS,
@@ -56,6 +57,12 @@ def create_draft(owner: Any, definition: dict, *, check: bool) -> tuple[Survey, 
             question, labels = _question(survey, position, item, new_ids, policy, notes, check)
             save_question(question, labels)
             new_ids[str(position)] = str(question.pk)
+        problem = design_problem(survey, list(survey.ordered_questions()))
+        if check and problem:
+            raise ValidationError(
+                gettext("The survey's design: %(problem)s") % {"problem": problem}
+            )
+        apply_design(survey)
         for language, texts in definition["translations"].items():
             translation = SurveyTranslation(survey=survey, language=language, texts=texts)
             if isinstance(texts, dict) and isinstance(texts.get("questions"), dict):
@@ -107,7 +114,7 @@ def _survey_fields(values: dict, notes: list[str], check: bool) -> dict[str, Any
                 raise ValidationError(gettext(
                     "The survey: “%(value)s” is not a time (write it as 2026-09-01T08:00:00Z)."
                 ) % {"value": value})
-    for name in set(SURVEY_FIELDS) - {*SCHEDULE_TIMES, "response_target"}:
+    for name in set(SURVEY_FIELDS) - {*SCHEDULE_TIMES, "response_target", "budget", "asked"}:
         if name in fields and fields[name] is None:  # a text left empty
             fields[name] = ""
     opens, closes = fields.get("opens_at"), fields.get("closes_at")

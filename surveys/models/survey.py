@@ -64,11 +64,14 @@ loading their questions: a survey with a design spends its budget (``apply_desig
 sampled questions the epsilon that makes it so)."""
 
 
-def design_problem(survey: Survey, questions: Sequence[Question]) -> str | None:
+def design_problem(
+    survey: Survey, questions: Sequence[Question], partial: bool = False
+) -> str | None:
     """Why ``survey``'s design cannot be with these ``questions`` (ordered), in words, or None
     (also when every question is asked): its budget above the site's limit per survey, or
     what ``design_epsilon`` refuses, or a sampled question's epsilon above the site's limit
-    per question."""
+    per question. ``partial``: the questions so far, to which more may be added, so a number
+    asked above their blocks' is taken as all of them."""
     if survey.asked is None:
         return None
     policy = PrivacyPolicy.current()
@@ -81,7 +84,7 @@ def design_problem(survey: Survey, questions: Sequence[Question]) -> str | None:
             "limit": epsilon_text(policy.max_survey_epsilon),
         }
     try:
-        epsilon = design_epsilon(survey, questions)
+        epsilon = design_epsilon(survey, questions, partial)
     except ValueError as error:
         return gettext("This design cannot be: %(reason)s.") % {"reason": error}
     if epsilon is not None and epsilon > policy.max_question_epsilon + 1e-9:
@@ -127,20 +130,26 @@ def asked_together(
     return len(drawn) <= survey.asked
 
 
-def design_epsilon(survey: Survey, questions: Sequence[Question]) -> float | None:
+def design_epsilon(
+    survey: Survey, questions: Sequence[Question], partial: bool = False
+) -> float | None:
     """The epsilon each sampled question of ``survey``'s design gets (``ldp.sampled_epsilon``:
     what the always-asked questions leave of the budget, over the questions a respondent
     can be asked), or None when every question is asked. ValueError saying why when the
     design cannot be (a budget spent by the always-asked questions, more blocks asked than
-    there are, nothing to draw)."""
+    there are, nothing to draw; with ``partial``, as ``design_problem``'s, only the first,
+    and None while nothing is drawn)."""
     if survey.asked is None:
         return None
     if survey.budget is None:
         raise ValueError(gettext("Set the survey's privacy budget."))
     always, sampled = design_blocks(questions)
+    if partial and not sampled:
+        return None  # nothing drawn yet
+    asked = min(survey.asked, len(sampled)) if partial else survey.asked
     return ldp.sampled_epsilon(
         survey.budget, [q.epsilon for block in always for q in block],
-        [len(block) for block in sampled], survey.asked,
+        [len(block) for block in sampled], asked,
     )
 
 
@@ -494,7 +503,9 @@ class Question(models.Model):
         if problems:
             raise ValidationError(problems)
         if self.survey.asked is not None:
-            problem = design_problem(self.survey, self.survey_questions_with_it())
+            # More blocks may come (a survey file's next questions): the number asked is
+            # checked against them when the design is set and before the survey opens.
+            problem = design_problem(self.survey, self.survey_questions_with_it(), partial=True)
             if problem:
                 raise ValidationError({"always_asked" if self.always_asked else "epsilon": problem})
             return

@@ -16,6 +16,7 @@ VERSION = 1
 SURVEY_FIELDS = (
     "title", "introduction", "language", *STUDY_TEXTS, "consent_required", "invitation_only",
     "opens_at", "closes_at", "response_target", "completion_url", "thank_you_message",
+    "budget", "asked",
 )
 """The survey's own fields a survey file holds, under "survey"."""
 
@@ -24,7 +25,7 @@ SCHEDULE_TIMES = ("opens_at", "closes_at")
 
 QUESTION_FIELDS = (
     "text", "help_text", "kind", "epsilon", "mechanism_override", "used_for_breakdowns",
-    "known_share", "offers_refusal", "optional",
+    "known_share", "offers_refusal", "optional", "always_asked",
     "number_min", "number_max", "number_decimals", "number_bins",
 )
 """A question's own fields a survey file holds; besides them, "answers" (its typed answers),

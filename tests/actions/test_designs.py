@@ -291,3 +291,25 @@ def test_the_scripts_redo_each_question_from_the_respondents_who_drew_it(
             for key in ("estimate", "ci_low", "ci_high"):
                 assert float(mine[key]) == pytest.approx(float(theirs[key]), abs=tolerance)
     assert {row["n"] for row in site} == {str(q.drawn_count) for q in survey.ordered_questions()}
+
+
+def test_a_survey_file_carries_the_design_and_a_bad_one_is_refused(researcher, long_survey):
+    from surveys.actions.survey_files import import_survey
+    from surveys.queries.survey_files import survey_file
+
+    first = long_survey.ordered_questions()[0]
+    set_design(long_survey, 3.0, 2, {first.pk})
+    definition = survey_file(long_survey)
+    assert (definition["survey"]["budget"], definition["survey"]["asked"]) == (3.0, 2)
+    assert [q["always_asked"] for q in definition["questions"]] == [True] + [False] * 4
+    copy, _notes = import_survey(researcher, definition)
+    assert (copy.budget, copy.asked) == (3.0, 2)
+    assert [q.epsilon for q in copy.ordered_questions()] == [
+        q.epsilon for q in long_survey.ordered_questions()]
+    assert survey_file(copy)["questions"] == definition["questions"]
+    before = Survey.objects.count()
+    for bad, words in (({"asked": 9}, "from 1 to 3"), ({"budget": 5.0}, "limit of 3"), ({"budget": 50.0}, "at most 20"),
+                       ({"asked": "two"}, "must be an integer")):
+        with pytest.raises(ValidationError, match=words):
+            import_survey(researcher, {**definition, "survey": {**definition["survey"], **bad}})
+    assert Survey.objects.count() == before

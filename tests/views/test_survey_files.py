@@ -106,7 +106,7 @@ def test_the_file_holds_every_authored_field_and_no_ids(client, researcher, full
         "opens_at": full_survey.opens_at.isoformat(),
         "closes_at": full_survey.closes_at.isoformat(),
         "response_target": 500, "completion_url": "https://example.org/done?cc=ABC",
-        "thank_you_message": "Thanks!",
+        "thank_you_message": "Thanks!", "budget": None, "asked": None,
     }
     anchor, faculty, rating, checkall, number = data["questions"]
     assert [q["position"] for q in data["questions"]] == [1, 2, 3, 4, 5]
