@@ -308,8 +308,8 @@ def test_a_survey_file_carries_the_design_and_a_bad_one_is_refused(researcher, l
         q.epsilon for q in long_survey.ordered_questions()]
     assert survey_file(copy)["questions"] == definition["questions"]
     before = Survey.objects.count()
-    for bad, words in (({"asked": 9}, "from 1 to 3"), ({"budget": 5.0}, "limit of 3"), ({"budget": 50.0}, "at most 20"),
-                       ({"asked": "two"}, "must be an integer")):
+    for bad, words in (({"asked": 9}, "from 1 to 3"), ({"budget": 5.0}, "limit of 3"),
+                       ({"budget": 50.0}, "at most 20"), ({"asked": "two"}, "must be an integer")):
         with pytest.raises(ValidationError, match=words):
             import_survey(researcher, {**definition, "survey": {**definition["survey"], **bad}})
     assert Survey.objects.count() == before
