@@ -320,6 +320,9 @@ class MetadataSurvey(TypedDict):
     ethics_reference: str
     consent_required: bool
     translations: dict[str, dict[str, Any]]
+    # With a design (each respondent answers a random few): {"budget", "asked",
+    # "always_asked" (positions), "drawn" (the blocks drawn from, as lists of positions)}.
+    design: dict[str, Any] | None
 
 
 class QuestionMetadata(TypedDict):
