@@ -225,7 +225,8 @@ def test_a_token_unknown_revoked_expired_or_malformed_is_refused(
     )
     assert response.status_code == 401
     assert response["WWW-Authenticate"].startswith("Bearer")
-    assert response.json() == {"error": "This API token is unknown, revoked or expired."}
+    assert response.json() == {"code": "token_invalid",
+                               "error": "This API token is unknown, revoked or expired."}
 
 
 def test_a_revoked_token_is_refused_at_once(client, researcher, survey):
@@ -282,7 +283,8 @@ def test_each_token_is_limited_apart(client, settings, researcher, survey):
     assert statuses == [200, 200, 200, 429]
     limited = client.get(url, **bearer(first))
     assert limited.json() == {
-        "error": "Too many requests with this API token: wait, then try again."
+        "code": "rate_limited",
+        "error": "Too many requests with this API token: wait, then try again.",
     }
     assert 0 < int(limited["Retry-After"]) <= 1_000_000_000
     assert client.get(url, **bearer(second)).status_code == 200
