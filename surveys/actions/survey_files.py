@@ -216,7 +216,13 @@ def _question(
 
 def _validate(instance: Any, where: str) -> None:
     """``instance``'s model checks, its fields' first (so that its own checks see values of
-    the right types), each problem prefixed with ``where``."""
+    the right types), each problem prefixed with ``where``. An empty value ("", [] or {}) of
+    a field that may be empty becomes None first: Django's checks skip empty values, and a
+    number's column cannot store a text."""
+    for field in instance._meta.concrete_fields:
+        value = getattr(instance, field.attname)
+        if field.null and value is not None and value in field.empty_values:
+            setattr(instance, field.attname, None)
     try:
         instance.clean_fields()
         instance.full_clean()
