@@ -50,11 +50,7 @@ class ApiToken(models.Model):
     expires = models.DateTimeField()
     last_used = models.DateField(null=True, blank=True)
     revoked = models.DateTimeField(null=True, blank=True)
-    scope = models.CharField(
-        _("scope"), max_length=5, choices=Scope.choices, default=Scope.READ,
-        help_text=_("Read: results, breakdowns and exports. Read and write: also make drafts "
-                    "from survey files, and open and close surveys."),
-    )
+    scope = models.CharField(_("scope"), max_length=5, choices=Scope.choices, default=Scope.READ)
 
     class Meta:
         ordering = ["-created", "-pk"]
