@@ -5,6 +5,7 @@ from django.urls import path, register_converter
 from surveys.models import PUBLIC_TOKEN
 from surveys.views import (
     accounts,
+    api,
     authoring,
     breakdowns,
     by_wording,
@@ -39,6 +40,9 @@ class PublicTokenConverter:
 register_converter(PublicTokenConverter, "public")
 
 urlpatterns = [
+    # Scripts (docs/results-api.md)
+    path("api/v1/", api.urls()),
+    api.ANY_OTHER,
     # Respondents
     path("s/<public:public_id>/", respond.respond, name="respond"),
     path("s/<public:public_id>/submit/", respond.respond_submit, name="respond-submit"),

@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "crispy_forms",
     "crispy_bootstrap5",
+    "ninja",  # the API's interactive page, drawn with the Swagger UI files it ships
     "surveys",
 ]
 

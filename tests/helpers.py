@@ -11,7 +11,7 @@ import subprocess
 from collections import defaultdict
 from pathlib import Path
 from types import UnionType
-from typing import get_args, get_origin, get_type_hints, is_typeddict
+from typing import get_args, get_origin, get_type_hints
 
 import numpy as np
 import polib
@@ -19,6 +19,7 @@ import pytest
 from django.conf import settings
 from django.urls import reverse
 from django.utils import translation
+from typing_extensions import is_typeddict  # the contracts' TypedDict is typing_extensions'
 
 from surveys import ldp
 from surveys.actions import surveys as survey_actions

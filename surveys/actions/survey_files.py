@@ -5,6 +5,8 @@ nothing behind."""
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, datetime
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -31,6 +33,10 @@ MAX_QUESTIONS = 200
 
 MAX_ANSWERS = 100
 """The most answers one of its questions may have."""
+
+MAX_DEPTH = 10
+"""The deepest a survey file nests lists and objects (its own deepest are 6 deep: a
+translation's answer labels)."""
 
 
 def import_survey(owner: Any, definition: object) -> tuple[Survey, list[str]]:
@@ -85,10 +91,17 @@ def _check_shape(definition: object) -> None:
         raise ValidationError(gettext(
             "This is not a survey file: its \"format\" must be \"%(format)s\"."
         ) % {"format": FORMAT})
-    if definition.get("version") != VERSION:
+    version = definition.get("version")
+    if type(version) is not int or version != VERSION:  # the text "1", or true, is not 1
         raise ValidationError(gettext(
-            "This survey file is of version %(version)s; this site reads version %(ours)s."
-        ) % {"version": definition.get("version"), "ours": VERSION})
+            "A survey file's \"version\" must be the number %(ours)s, the version this site "
+            "reads; this file has %(version)s."
+        ) % {"version": json.dumps(version, ensure_ascii=False)[:40], "ours": VERSION})
+    if _depth(definition) > MAX_DEPTH:
+        raise ValidationError(gettext(
+            "This survey file nests lists and objects %(limit)d deep or more: a survey file "
+            "never does. Export the survey again from the site."
+        ) % {"limit": MAX_DEPTH + 1})
     parts = {"survey": dict, "questions": list, "translations": dict}
     for name, kind in parts.items():
         if not isinstance(definition.get(name), kind):
@@ -102,18 +115,28 @@ def _check_shape(definition: object) -> None:
         ) % {"limit": MAX_QUESTIONS, "count": len(definition["questions"])})
 
 
+def _depth(value: object) -> int:
+    """How deeply ``value`` nests lists and objects (1 for a value of neither), counted
+    without recursion: a file nested 50,000 deep must not exhaust the stack."""
+    deepest, pending = 0, [(value, 1)]
+    while pending:
+        value, depth = pending.pop()
+        deepest = max(deepest, depth)
+        if depth <= MAX_DEPTH:
+            children = value.values() if isinstance(value, dict) else value
+            if isinstance(value, dict | list):
+                pending.extend((child, depth + 1) for child in children)
+    return deepest
+
+
 def _survey_fields(values: dict, notes: list[str], check: bool) -> dict[str, Any]:
     """The survey's fields from the file's "survey" object: its times read, a closing time
     already past left out (noted), and any field missing left at its default."""
     fields = {name: values[name] for name in SURVEY_FIELDS if name in values}
     for name in SCHEDULE_TIMES:
         value = fields.get(name)
-        if isinstance(value, str):
-            fields[name] = parse_datetime(value)
-            if fields[name] is None:
-                raise ValidationError(gettext(
-                    "The survey: “%(value)s” is not a time (write it as 2026-09-01T08:00:00Z)."
-                ) % {"value": value})
+        if value is not None:
+            fields[name] = _time(name, value)
     for name in set(SURVEY_FIELDS) - {*SCHEDULE_TIMES, "response_target", "budget", "asked"}:
         if name in fields and fields[name] is None:  # a text left empty
             fields[name] = ""
@@ -129,6 +152,21 @@ def _survey_fields(values: dict, notes: list[str], check: bool) -> dict[str, Any
     return fields
 
 
+def _time(name: str, value: object) -> datetime:
+    """The time ``value`` of the survey's field ``name``: ISO 8601 text, in UTC unless it
+    says otherwise."""
+    try:
+        time = parse_datetime(value) if isinstance(value, str) else None
+    except ValueError:  # well formed, but no such day or hour
+        time = None
+    if time is None:
+        raise ValidationError(gettext(
+            "The survey: “%(name)s” must be a time written as text, such as "
+            "\"2026-09-01T08:00:00Z\", or null; it is %(value)s."
+        ) % {"name": name, "value": json.dumps(value, ensure_ascii=False)[:60]})
+    return time if timezone.is_aware(time) else timezone.make_aware(time, UTC)
+
+
 def _question(
     survey: Survey, position: int, item: object, new_ids: dict[str, str],
     policy: PrivacyPolicy, notes: list[str], check: bool,
@@ -138,7 +176,7 @@ def _question(
     where = gettext("Question %(position)d") % {"position": position}
     if not isinstance(item, dict):
         raise ValidationError(gettext("%(where)s must be an object.") % {"where": where})
-    if item.get("kind") not in kinds.KINDS:
+    if not isinstance(item.get("kind"), str) or item["kind"] not in kinds.KINDS:
         raise ValidationError(gettext(
             "%(where)s: “%(kind)s” is not a kind of question this site has (it has %(kinds)s)."
         ) % {"where": where, "kind": item.get("kind"), "kinds": ", ".join(kinds.KINDS)})
@@ -185,9 +223,17 @@ def _question(
 
 def _validate(instance: Any, where: str) -> None:
     """``instance``'s model checks, its fields' first (so that its own checks see values of
-    the right types), each problem prefixed with ``where``."""
+    the right types), each problem prefixed with ``where``. An empty value ("", [] or {}) of
+    a field that may be empty becomes None first: Django's checks skip empty values, and a
+    number's column cannot store a text."""
+    for field in instance._meta.concrete_fields:
+        value = getattr(instance, field.attname)
+        if field.null and value is not None and value in field.empty_values:
+            setattr(instance, field.attname, None)
     try:
         instance.clean_fields()
         instance.full_clean()
     except ValidationError as error:
-        raise ValidationError([f"{where}: {message}" for message in error.messages]) from None
+        # A field's validators may say the same thing twice (a link's own and its scheme's).
+        messages = dict.fromkeys(error.messages)
+        raise ValidationError([f"{where}: {message}" for message in messages]) from None

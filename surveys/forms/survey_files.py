@@ -51,6 +51,11 @@ class SurveyFileForm(forms.Form):
                 raise ValidationError(
                     gettext("This file is not valid JSON (%(error)s).") % {"error": error}
                 ) from None
+            except RecursionError:
+                raise ValidationError(gettext(
+                    "This file nests lists and objects too deeply to be read: a survey file "
+                    "never does."
+                )) from None
         elif name.suffix.lower() == ".xlsx":
             self.definition, self.notes = read_xlsform(upload, title=name.stem)
         else:

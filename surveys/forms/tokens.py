@@ -1,4 +1,5 @@
-"""The form of the API tokens page: name a new token and choose how long it lasts."""
+"""The form of the API tokens page: name a new token, choose how long it lasts and whether it
+may write."""
 
 from __future__ import annotations
 
@@ -26,6 +27,19 @@ class ApiTokenForm(forms.Form):
         coerce=int,
         initial=ApiToken.Lifetime.QUARTER,
         error_messages={"invalid_choice": gettext_lazy("Choose 30 days, 90 days or 1 year.")},
+    )
+    scope = forms.TypedChoiceField(
+        label=gettext_lazy("What it may do"),
+        choices=ApiToken.Scope.choices,
+        initial=ApiToken.Scope.READ,
+        required=False,
+        empty_value=ApiToken.Scope.READ,  # a form that leaves it out asks for a reader
+        widget=forms.RadioSelect,
+        help_text=gettext_lazy(
+            "Read: results, breakdowns and exports. Read and write: also make drafts from "
+            "survey files, and open and close surveys (those you may edit)."
+        ),
+        error_messages={"invalid_choice": gettext_lazy("Choose read, or read and write.")},
     )
 
     def __init__(self, *args, owner, **kwargs) -> None:

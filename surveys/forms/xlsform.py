@@ -143,7 +143,8 @@ class _Reader:
         # A question's name: its position, itself, and its answers' names (to read conditions).
         self.by_name: dict[str, tuple[int, dict, list[str]]] = {}
         self.texts: dict[str, dict[str, dict]] = {}  # language code: position: texts
-        columns = {name for row in rows for name in row}
+        # In the sheet's order: the main language is the first label column, on any server.
+        columns = dict.fromkeys(name for row in rows for name in row)
         labels = [name.partition("::")[2] for name in columns if name.startswith("label::")]
         default = form_settings.get("default_language", "")
         main = default if default in labels else (labels[0] if labels and "label" not in columns

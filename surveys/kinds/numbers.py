@@ -95,9 +95,11 @@ class NumberKind(QuestionKind):
     def field_problems(self, values: Any) -> dict[str, list[str]]:
         """Both ends of the range given, the bins' edges numbers, then ``settings_problems``
         (under the largest number)."""
-        missing = [name for name in ("number_min", "number_max") if getattr(values, name) is None]
+        needs = {"number_min": gettext("A number question needs its smallest number."),
+                 "number_max": gettext("A number question needs its largest number.")}
+        missing = {name: [need] for name, need in needs.items() if getattr(values, name) is None}
         if missing:
-            return {name: [gettext("A number question needs this.")] for name in missing}
+            return missing
         try:
             parse_edges(values.number_bins or "")
         except ValueError:

@@ -511,20 +511,19 @@ class Question(models.Model):
             return
         total = total_epsilon(self.survey.questions.exclude(pk=self.pk)) + self.epsilon
         if total > policy.max_survey_epsilon + 1e-9:
-            raise ValidationError(
-                {
-                    "epsilon": gettext(
-                        "With this question the survey would spend %(total)s in total, above "
-                        "the site's limit of %(limit)s per survey. Choose at most %(most)s."
-                    ) % {
-                        "total": epsilon_text(total),
-                        "limit": epsilon_text(policy.max_survey_epsilon),
-                        "most": epsilon_text(
-                            max(policy.max_survey_epsilon - total + self.epsilon, 0)
-                        ),
-                    }
-                }
-            )
+            most = policy.max_survey_epsilon - total + self.epsilon
+            words = {"total": epsilon_text(total), "most": epsilon_text(most),
+                     "limit": epsilon_text(policy.max_survey_epsilon)}
+            if most < ldp.MIN_EPSILON:
+                raise ValidationError({"epsilon": gettext(
+                    "With this question the survey would spend %(total)s in total, above the "
+                    "site's limit of %(limit)s per survey, which its other questions already "
+                    "spend: lower their epsilons first."
+                ) % words})
+            raise ValidationError({"epsilon": gettext(
+                "With this question the survey would spend %(total)s in total, above the "
+                "site's limit of %(limit)s per survey. Choose at most %(most)s."
+            ) % words})
 
     def survey_questions_with_it(self) -> list[Question]:
         """Its survey's questions in order, with this one as it stands (saved or not)."""

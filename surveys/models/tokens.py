@@ -1,9 +1,11 @@
 """Personal API tokens: a researcher's scripts read, with one, what the researcher's pages
-show (results, breakdowns, exports), and nothing else.
+show (results, breakdowns, exports), and with a token of the write scope also make drafts
+from survey files and open and close surveys; nothing else.
 
 The secret is shown once, when the token is made; only its SHA-256 hash is stored, with a
-short prefix of it that names the token in lists. A token is read-only: it is accepted only
-by the pages that read a survey's data (``surveys.views.access.token_or_login_required``).
+short prefix of it that names the token in lists. A token is accepted only by the API
+(``surveys.views.api``) and by the pages that read a survey's data
+(``surveys.views.access.token_or_login_required``), which never write.
 """
 
 from __future__ import annotations
@@ -33,6 +35,10 @@ class ApiToken(models.Model):
         QUARTER = 90, _("90 days")
         YEAR = 365, _("1 year")
 
+    class Scope(models.TextChoices):
+        READ = "read", _("Read")
+        WRITE = "write", _("Read and write")
+
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
     )
@@ -44,6 +50,7 @@ class ApiToken(models.Model):
     expires = models.DateTimeField()
     last_used = models.DateField(null=True, blank=True)
     revoked = models.DateTimeField(null=True, blank=True)
+    scope = models.CharField(_("scope"), max_length=5, choices=Scope.choices, default=Scope.READ)
 
     class Meta:
         ordering = ["-created", "-pk"]
@@ -52,12 +59,13 @@ class ApiToken(models.Model):
         return f"{self.name} ({self.prefix}…)"
 
     @classmethod
-    def issue(cls, owner, name: str, days: int) -> tuple[ApiToken, str]:
-        """A new token of ``owner``'s valid for ``days``, and its secret (never stored)."""
+    def issue(cls, owner, name: str, days: int, scope: str = Scope.READ) -> tuple[ApiToken, str]:
+        """A new token of ``owner``'s valid for ``days`` with ``scope``, and its secret (never
+        stored)."""
         secret = TOKEN_START + secrets.token_urlsafe(32)
         token = cls.objects.create(
             owner=owner, name=name, prefix=secret[:PREFIX_LENGTH], digest=hash_secret(secret),
-            expires=timezone.now() + timedelta(days=days),
+            expires=timezone.now() + timedelta(days=days), scope=scope,
         )
         return token, secret
 
@@ -67,6 +75,11 @@ class ApiToken(models.Model):
         if self.revoked:
             return "revoked"
         return "active" if self.expires > timezone.now() else "expired"
+
+    @property
+    def writes(self) -> bool:
+        """Whether the token may make drafts and open and close surveys."""
+        return self.scope == self.Scope.WRITE
 
     def revoke(self) -> None:
         if not self.revoked:

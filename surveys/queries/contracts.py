@@ -7,7 +7,11 @@ them. Adding a field here is the one place to start (and a reason to bump
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any
+
+# typing_extensions' TypedDict, which pydantic reads on Python 3.11 too, so that the API's
+# OpenAPI description (surveys.views.api) is made from these very types.
+from typing_extensions import TypedDict
 
 
 class Method(TypedDict):

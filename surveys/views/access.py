@@ -11,13 +11,14 @@ from functools import wraps
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 
 from surveys.helpers.ratelimit import is_limited, seconds_left
-from surveys.models import Survey
+from surveys.models import ApiToken, Survey
 from surveys.queries.access import Need, is_researcher, may, role
 from surveys.queries.tokens import token_for
+from surveys.views.common import Refused
 
 
 def researcher_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -36,35 +37,50 @@ def researcher_required(view: Callable[..., HttpResponse]) -> Callable[..., Http
 
 def token_or_login_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     """For the pages that read a survey's data (results JSON, breakdowns' JSON and CSV,
-    exports): a request with ``Authorization: Bearer <token>`` is served as the token's owner,
-    for this request only (no session, no cookie); a token unknown, revoked or expired, or a
-    header that is not a bearer token, gets 401; more than ``RATELIMIT_API`` requests with
-    one token get 429. Without the header, the page is as ``login_required`` makes it. Every
-    other page ignores tokens: a token only ever reads."""
+    exports): a request with an ``Authorization`` header is served as its token's owner
+    (``token_user``), or refused in JSON. Without the header, the page is as
+    ``login_required`` makes it. Every other page but the API ignores tokens."""
     signed_in = login_required(view)
 
     @wraps(view)
     def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        header = request.headers.get("Authorization")
-        if header is None:
+        if "Authorization" not in request.headers:
             return signed_in(request, *args, **kwargs)
-        scheme, _space, secret = header.partition(" ")
-        token = token_for(secret.strip()) if scheme.lower() == "bearer" else None
-        if token is None:
-            return JsonResponse(
-                {"error": _("This API token is unknown, revoked or expired.")},
-                status=401, headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
-            )
-        if is_limited(request, "api", settings.RATELIMIT_API, client=f"token-{token.pk}"):
-            return JsonResponse(
-                {"error": _("Too many requests with this API token: wait, then try again.")},
-                status=429, headers={"Retry-After": str(seconds_left(settings.RATELIMIT_API))},
-            )
-        token.note_use()
-        request.user = token.owner
+        try:
+            token_user(request)
+        except Refused as refusal:
+            return refusal.json()
         return view(request, *args, **kwargs)
 
     return wrapper
+
+
+def token_user(request: HttpRequest) -> ApiToken:
+    """The token of the request's ``Authorization: Bearer <token>`` header, whose owner the
+    request is then served as, for this request only (no session, no cookie). Refused with
+    401 when the header is missing, is not a bearer token, or names a token unknown, revoked
+    or expired; with 429 past ``RATELIMIT_API`` requests with one token."""
+    header = request.headers.get("Authorization")
+    if header is None:
+        raise Refused(
+            _("Send an API token in the header “Authorization: Bearer <token>”."),
+            status=401, code="token_missing", headers={"WWW-Authenticate": "Bearer"},
+        )
+    scheme, _space, secret = header.partition(" ")
+    token = token_for(secret.strip()) if scheme.lower() == "bearer" else None
+    if token is None:
+        raise Refused(
+            _("This API token is unknown, revoked or expired."), status=401,
+            code="token_invalid", headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+        )
+    if is_limited(request, "api", settings.RATELIMIT_API, client=f"token-{token.pk}"):
+        raise Refused(
+            _("Too many requests with this API token: wait, then try again."), status=429,
+            code="rate_limited", headers={"Retry-After": str(seconds_left(settings.RATELIMIT_API))},
+        )
+    token.note_use()
+    request.user = token.owner
+    return token
 
 
 def get_survey(

@@ -42,18 +42,26 @@ def _run_after_response(**kwargs: object) -> None:
 
 
 class Refused(Exception):
-    """A page's query that cannot be answered (a draft, questions that cannot go together):
-    ``message`` says why, for the page (400) or the JSON's ``error``."""
+    """A request that cannot be answered: by default a page's query (a draft, questions that
+    cannot go together), 400. ``message`` says why, for the page or the JSON's ``error``,
+    beside ``code``, a stable identifier of the reason for programs; ``headers`` go with it
+    (``WWW-Authenticate`` with a 401, ``Retry-After`` with a 429)."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(
+        self, message: str, *, status: int = 400, code: str = "refused",
+        headers: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
-        self.message = message
+        self.message, self.status, self.code = message, status, code
+        self.headers = headers or {}
 
     def json(self) -> JsonResponse:
-        return JsonResponse({"error": self.message}, status=400)
+        return JsonResponse({"code": self.code, "error": self.message}, status=self.status,
+                            headers=self.headers)
 
     def text(self) -> HttpResponse:
-        return HttpResponse(self.message, status=400, content_type="text/plain; charset=utf-8")
+        return HttpResponse(self.message, status=self.status, headers=self.headers,
+                            content_type="text/plain; charset=utf-8")
 
 
 def refuse_unless_answerable(survey: Survey, form: forms.Form, draft: str) -> None:

@@ -15,11 +15,8 @@ templates and keeps a shared cache (REDIS_URL) should clear it.
 
 from __future__ import annotations
 
-import io
 import json
-import zipfile
 from collections.abc import Callable
-from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
@@ -37,10 +34,11 @@ from django.views.decorators.http import require_POST, require_safe
 from surveys import ldp
 from surveys.actions.surveys import close_if_due
 from surveys.models import Survey
-from surveys.queries import results, stats_files
+from surveys.queries import results
 from surveys.queries.contracts import SurveyResults
 from surveys.views.access import get_survey, token_or_login_required
 from surveys.views.common import after_response, csv_response
+from surveys.views.figures import STATS_FILES, library_zip, redo_script, stats_file
 
 
 @require_safe
@@ -110,77 +108,34 @@ def export_reports_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     return csv_response(results.report_rows(survey), f"survey-{survey.pk}-reports.csv")
 
 
-STATS_FILES = {"sav": "application/x-spss-sav", "dta": "application/x-stata-dta"}
-"""The labelled files of the reports (``surveys.queries.stats_files``), by extension."""
-
-
 @require_safe
 @token_or_login_required
 def export_reports_file(request: HttpRequest, pk: int, extension: str) -> FileResponse:
     """The reports as an SPSS or Stata file, with labels."""
     if extension not in STATS_FILES:
         raise Http404
-    survey = get_survey(request, pk, "view", staff_may_view=True)
-    return FileResponse(
-        stats_files.write(survey, extension),
-        as_attachment=True,
-        filename=f"survey-{survey.pk}-reports.{extension}",
-        content_type=STATS_FILES[extension],
-    )
-
-
-REDO_SCRIPTS = {
-    "py": (Path(settings.BASE_DIR) / "docs" / "redo_estimates.py", 'PREFIX = "survey-{}"',
-           "text/x-python"),
-    "R": (Path(settings.BASE_DIR) / "docs" / "redo_estimates.R", 'PREFIX <- "survey-{}"',
-          "text/plain"),
-}
-"""The scripts that redo a survey's estimates from its exports, in Python and in R (base R
-and jsonlite, needing no library of ours): file, the line naming the exports' prefix (for
-survey 0 in the file), and the type served."""
-LIBRARY = Path(ldp.__file__).parent
-"""The estimation library, pure numpy and scipy, handed out as ldp.zip."""
-
-
-def _redo_script(request: HttpRequest, pk: int, extension: str) -> HttpResponse:
-    survey = get_survey(request, pk, "view", staff_may_view=True)
-    path, prefix, content_type = REDO_SCRIPTS[extension]
-    script = path.read_text(encoding="utf-8").replace(
-        prefix.format(0), prefix.format(survey.pk), 1
-    ).replace("survey-N", f"survey-{survey.pk}")
-    filename = f"survey-{survey.pk}-estimates.{extension}"
-    return HttpResponse(
-        script, content_type=f"{content_type}; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
-    )
+    return stats_file(get_survey(request, pk, "view", staff_may_view=True), extension)
 
 
 @require_safe
 @token_or_login_required
 def export_redo_script(request: HttpRequest, pk: int) -> HttpResponse:
     """The Python script that redoes this survey's estimates from its reports and metadata."""
-    return _redo_script(request, pk, "py")
+    return redo_script(get_survey(request, pk, "view", staff_may_view=True), "py")
 
 
 @require_safe
 @token_or_login_required
 def export_redo_r_script(request: HttpRequest, pk: int) -> HttpResponse:
     """The R script that redoes this survey's estimates from its reports and metadata."""
-    return _redo_script(request, pk, "R")
+    return redo_script(get_survey(request, pk, "view", staff_may_view=True), "R")
 
 
 @require_safe
 @token_or_login_required
 def export_library(request: HttpRequest) -> HttpResponse:
     """ldp.zip: the folder of the estimation library, for the script above."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(LIBRARY.glob("*.py")):
-            archive.write(path, f"ldp/{path.name}")
-    return HttpResponse(
-        buffer.getvalue(), content_type="application/zip",
-        headers={"Content-Disposition": 'attachment; filename="ldp.zip"'},
-    )
+    return library_zip()
 
 
 @require_safe

@@ -30,7 +30,8 @@ def token_list(request: HttpRequest) -> HttpResponse:
     if posted:
         if form.is_valid():
             token, secret = ApiToken.issue(
-                request.user, form.cleaned_data["name"], form.cleaned_data["days"]
+                request.user, form.cleaned_data["name"], form.cleaned_data["days"],
+                form.cleaned_data["scope"],
             )
             context = {"form": ApiTokenForm(owner=request.user), "new": token, "secret": secret}
         else:

@@ -44,12 +44,15 @@ def fetch(url: str, secret: str) -> tuple[int, dict]:
 
 def create(page, name: str) -> None:
     """Fills the form by keyboard: the name, then Tab to the expiry (one down: 1 year), then
-    Tab to the button and Enter."""
+    Tab past what it may do (read, checked), to the button and Enter."""
     page.get_by_label("Name").focus()
     page.keyboard.type(name)
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.id") == "id_days"
     page.keyboard.press("ArrowDown")
+    page.keyboard.press("Tab")
+    assert page.evaluate("[document.activeElement.value, document.activeElement.checked]") == [
+        "read", True]
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.textContent") == "Create token"
     with page.expect_navigation():
@@ -109,7 +112,7 @@ def test_a_token_is_made_by_keyboard_seen_once_used_then_revoked_and_refused(
     axe(page, "tokens: one revoked")
 
     assert fetch(results, secret) == (
-        401, {"error": "This API token is unknown, revoked or expired."})
+        401, {"code": "token_invalid", "error": "This API token is unknown, revoked or expired."})
     context.close()
     axe.check()
 

@@ -72,7 +72,7 @@ def test_without_bins_a_number_question_gets_five_equal_ones(client, researcher)
 
 
 @pytest.mark.parametrize("changes,error", [
-    ({"number_min": ""}, "A number question needs this."),
+    ({"number_min": ""}, "A number question needs its smallest number."),
     ({"number_min": "99", "number_max": "18"}, "smallest number must be below the largest"),
     ({"number_max": "99.5"}, "at most 0 decimal places"),
     ({"number_bins": "30, 20"}, "in increasing order"),

@@ -3,9 +3,10 @@ have exactly the fields their TypedDicts declare, and the docs name every one.""
 
 import re
 from pathlib import Path
-from typing import get_type_hints, is_typeddict
+from typing import get_type_hints
 
 import pytest
+from typing_extensions import is_typeddict  # the contracts' TypedDict is typing_extensions'
 
 from surveys.actions.simulate import simulate_responses
 from surveys.queries import contracts

@@ -225,7 +225,8 @@ def test_a_token_unknown_revoked_expired_or_malformed_is_refused(
     )
     assert response.status_code == 401
     assert response["WWW-Authenticate"].startswith("Bearer")
-    assert response.json() == {"error": "This API token is unknown, revoked or expired."}
+    assert response.json() == {"code": "token_invalid",
+                               "error": "This API token is unknown, revoked or expired."}
 
 
 def test_a_revoked_token_is_refused_at_once(client, researcher, survey):
@@ -282,7 +283,8 @@ def test_each_token_is_limited_apart(client, settings, researcher, survey):
     assert statuses == [200, 200, 200, 429]
     limited = client.get(url, **bearer(first))
     assert limited.json() == {
-        "error": "Too many requests with this API token: wait, then try again."
+        "code": "rate_limited",
+        "error": "Too many requests with this API token: wait, then try again.",
     }
     assert 0 < int(limited["Retry-After"]) <= 1_000_000_000
     assert client.get(url, **bearer(second)).status_code == 200
@@ -344,22 +346,28 @@ def code_block(language: str) -> str:
     return re.search(rf"```{language}\n(.*?)```", text, re.S).group(1)
 
 
-def example(language: str, live_server, survey: Survey, secret: str) -> str:
-    """The example with the demo's address, survey and token replaced by the test's."""
-    assignment = {"python": "survey_id = 1", "r": "survey_id <- 1"}[language]
-    assert assignment in code_block(language)
+def example(language: str, live_server, secret: str) -> str:
+    """The example with the demo's address and token replaced by the test's."""
     return (
         code_block(language)
         .replace("http://127.0.0.1:8000", live_server.url)
         .replace("pst_paste-your-token-here", secret)
-        .replace(assignment, assignment.replace("1", str(survey.pk)))
     )
+
+
+@pytest.mark.parametrize("language", ["python", "r"])
+def test_the_examples_use_only_addresses_of_the_api_description(client, language):
+    paths = client.get("/api/v1/openapi.json").json()["paths"]
+    templates = {re.sub(r"\{\w+\}", "%d", path) for path in paths}
+    used = re.findall(r'"(/api/v1/[^"]*)"', code_block(language).replace("{survey_id}", "%d")
+                      .replace("{question}", "%d"))
+    assert used and {re.sub(r"\{\w+\}", "%d", path) for path in used} <= templates
 
 
 @pytest.mark.usefixtures("transactional_db")
 def test_the_python_example_runs(live_server, researcher, survey, tmp_path):
     script = tmp_path / "example.py"
-    script.write_text(example("python", live_server, survey, secret_of(researcher)))
+    script.write_text(example("python", live_server, secret_of(researcher)))
     run = subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     assert "Have you ever cheated?" in run.stdout and "group" in run.stdout
@@ -369,7 +377,7 @@ def test_the_python_example_runs(live_server, researcher, survey, tmp_path):
 def test_the_r_example_runs(live_server, researcher, survey, tmp_path, rscript):
     r = rscript("httr2")
     script = tmp_path / "example.R"
-    script.write_text(example("r", live_server, survey, secret_of(researcher)))
+    script.write_text(example("r", live_server, secret_of(researcher)))
     run = subprocess.run([r, script], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert "Have you ever cheated?" in run.stdout and "group" in run.stdout

@@ -6,6 +6,9 @@ with its reason and nothing stored; and an XLSForm imported as docs/survey-files
 import html
 import io
 import json
+import os
+import subprocess
+import sys
 from datetime import timedelta
 from pathlib import Path
 
@@ -236,7 +239,22 @@ BAD_FILES = {
     "not UTF-8": (b"\xff\xfe{}", "json", "This file is not valid JSON"),
     "wrong format": (changed(format="something/else"), "json", "This is not a survey file"),
     "a list": (b"[1, 2]", "json", "This is not a survey file"),
-    "wrong version": (changed(version=2), "json", "this site reads version 1"),
+    "wrong version": (changed(version=2), "json",
+                      'A survey file\'s "version" must be the number 1, the version this site '
+                      "reads; this file has 2."),
+    "the version as text": (changed(version="1"), "json", 'this file has "1".'),
+    "a time as a number": (changed(survey={"title": "T", "opens_at": 1767225600}), "json",
+                           "The survey: “opens_at” must be a time written as text"),
+    "a time of no day": (changed(survey={"title": "T", "opens_at": "2026-02-30T00:00:00Z"}),
+                         "json", "it is \"2026-02-30T00:00:00Z\""),
+    "nested 50,000 deep": (b"[" * 50_000 + b"]" * 50_000, "json", "nests lists and objects"),
+    "nested past a survey file": (changed(survey={"title": "T", "x": [[[[[[[[[[1]]]]]]]]]]}),
+                                  "json", "nests lists and objects 11 deep or more"),
+    "a kind that is a list": (question(kind=["yesno"]), "json", "is not a kind of question"),
+    "a number without a range, said": (question(kind="number", answers=[]), "json",
+                                       "Question 1: A number question needs its smallest number."),
+    "a bad completion link": (changed(survey={"title": "T", "completion_url": "nope"}), "json",
+                              "The survey: Enter a valid URL."),
     "no questions list": (changed(questions={}), "json", 'needs "survey" (an object)'),
     "unknown kind": (question(kind="essay"), "json",
                      "Question 1: “essay” is not a kind of question this site has"),
@@ -244,7 +262,8 @@ BAD_FILES = {
                               "Question 1: This site allows at most 3 per question."),
     "total above the cap": (
         changed(questions=[{"kind": "yesno", "text": f"Q{i}?", "epsilon": 1} for i in range(4)]),
-        "json", "Question 4: With this question the survey would spend 4 in total"),
+        "json", "Question 4: With this question the survey would spend 4 in total, above the "
+        "site's limit of 3 per survey, which its other questions already spend"),
     "epsilon not a number": (question(epsilon="lots"), "json", "Question 1: "),
     "too many questions": (
         changed(questions=[{"kind": "yesno", "text": "Q?", "epsilon": 0.01}] * 201),
@@ -275,7 +294,8 @@ BAD_FILES = {
                         "closes_at": "2100-01-01T00:00:00+00:00"}),
         "json", "The closing time must be after the opening time."),
     "a time that is not one": (changed(survey={"title": "T", "opens_at": "soon"}), "json",
-                               "“soon” is not a time"),
+                               "“opens_at” must be a time written as text, such as "
+                               '"2026-09-01T08:00:00Z", or null; it is "soon".'),
     "too large": (b" " * (2 * 1024 * 1024 + 1), "json", "This file is larger than 2 MB"),
     "corrupt xlsx": (corrupt_xlsx(), "xlsx", "could not be read as an Excel workbook"),
     "an xlsx without a survey sheet": (workbook_bytes(openpyxl.Workbook()), "xlsx",
@@ -295,6 +315,8 @@ def test_a_bad_file_is_refused_with_its_reason_and_nothing_is_stored(client, res
     assert response.status_code == 400
     assert "Nothing was imported:" in page_text(response)
     assert message in page_text(response)
+    reasons = response.context["form"].errors["file"]
+    assert len(set(reasons)) == len(reasons)  # each said once
     assert row_counts() == before
 
 
@@ -452,3 +474,38 @@ def test_an_xlsforms_yes_no_and_languages_are_read_by_name_too(client, researche
     assert (today.asked_if, today.asked_if_answer) == (smoked, 0)  # "0" is "No"
     spanish = SurveyTranslation.objects.get(survey=survey, language="es")
     assert spanish.texts["questions"][str(smoked.pk)] == {"text": "¿Ha fumado?", "help_text": ""}
+
+
+LANGUAGES_OF = """
+import sys
+from unittest import mock
+import django
+django.setup()
+from surveys.forms.xlsform import read_xlsform
+from surveys.models import PrivacyPolicy
+with mock.patch.object(PrivacyPolicy, "current", return_value=PrivacyPolicy()):
+    for path in sys.argv[1:]:
+        with open(path, "rb") as file:
+            print(read_xlsform(file, "t")[0]["survey"]["language"])
+"""
+"""Reads the XLSForms named in its arguments and prints each one's main language (the policy
+is the default one, without a database)."""
+
+
+def test_an_xlsforms_main_language_is_its_first_label_column_under_any_hash_seed(tmp_path):
+    paths = []
+    for first, second in [("English (en)", "Español (es)"), ("Español (es)", "English (en)")]:
+        workbook = openpyxl.Workbook()
+        workbook.active.title = "survey"
+        workbook.active.append(("type", "name", f"label::{first}", f"label::{second}"))
+        workbook.active.append(("integer", "age", "Age?", "¿Edad?"))
+        paths.append(tmp_path / f"{first[:2]}.xlsx")
+        workbook.save(paths[-1])
+    environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "surveysite.settings"}
+    runs = [  # a set once chose the language: under some of these seeds, the wrong one
+        subprocess.Popen([sys.executable, "-c", LANGUAGES_OF, *paths], stdout=subprocess.PIPE,
+                         env=environment | {"PYTHONHASHSEED": str(seed)}, cwd=settings.BASE_DIR)
+        for seed in range(4)
+    ]
+    languages = [run.communicate(timeout=120)[0].decode().split() for run in runs]
+    assert languages == [["en", "es"]] * 4
