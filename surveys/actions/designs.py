@@ -14,9 +14,9 @@ from django.db import transaction
 from surveys.models import (
     Question,
     Survey,
-    design_blocks,
     design_epsilon,
     design_problem,
+    drawn_at_random,
     refuse_if_frozen,
 )
 
@@ -33,10 +33,7 @@ def apply_design(survey: Survey) -> None:
         epsilon = design_epsilon(survey, questions)
     except ValueError:
         return
-    _always, sampled = design_blocks(questions)
-    Question.objects.filter(pk__in=[q.pk for block in sampled for q in block]).update(
-        epsilon=epsilon
-    )
+    Question.objects.filter(pk__in=drawn_at_random(survey, questions)).update(epsilon=epsilon)
 
 
 def set_design(

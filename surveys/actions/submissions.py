@@ -34,6 +34,7 @@ from surveys.models import (
     Survey,
     Tally,
     design_blocks,
+    drawn_at_random,
 )
 from surveys.queries import schedule
 
@@ -352,9 +353,7 @@ def left_out(survey: Survey, questions: list[Question], reports: object) -> set[
 def drawn_questions(survey: Survey, questions: list[Question], left: set[int]) -> Drawn:
     """The questions drawn at random that a submission drew (each once): none without a
     design."""
-    if survey.asked is None:
-        return {}
-    return {q.pk: 1 for block in design_blocks(questions)[1] for q in block if q.pk not in left}
+    return {pk: 1 for pk in drawn_at_random(survey, questions) - left}
 
 
 @sensitive_variables()

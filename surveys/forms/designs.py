@@ -78,8 +78,9 @@ class DesignForm(forms.Form):
             self.add_error("asked", _("Say how many questions each respondent is asked."))
         return cleaned
 
-    def save(self) -> None:
-        """Store the design (``set_design``); its refusals become the form's errors."""
+    def save(self) -> bool:
+        """Store the design (``set_design``); whether it was, its refusals becoming the
+        form's errors."""
         sampled = self.cleaned_data["design"] == SAMPLED
         try:
             set_design(
@@ -90,4 +91,5 @@ class DesignForm(forms.Form):
             )
         except ValidationError as error:
             self.add_error(None, error)
-            raise
+            return False
+        return True

@@ -46,6 +46,7 @@ from surveys.models.survey import (
     design_blocks,
     design_epsilon,
     design_problem,
+    drawn_at_random,
     max_length,
     new_public_id,
     refuse_if_frozen,
@@ -73,6 +74,7 @@ __all__ = [
     "build_mechanism", "condition_problem", "epsilon_too_small", "hash_secret", "max_length",
     "new_public_id", "refuse_if_frozen", "time_zones", "total_epsilon", "survey_epsilon",
     "asked_together", "blocks_of", "design_blocks", "design_epsilon", "design_problem",
+    "drawn_at_random",
     "validate_contact",
     "validate_epsilon_value", "validate_translation_texts",
 ]

@@ -130,6 +130,14 @@ def asked_together(
     return len(drawn) <= survey.asked
 
 
+def drawn_at_random(survey: Survey, questions: Sequence[Question]) -> set[int]:
+    """The ids of ``survey``'s questions drawn at random: those of the blocks not always
+    asked in its design; none when every question is asked."""
+    if survey.asked is None:
+        return set()
+    return {q.pk for block in design_blocks(questions)[1] for q in block}
+
+
 def design_epsilon(
     survey: Survey, questions: Sequence[Question], partial: bool = False
 ) -> float | None:

@@ -6,11 +6,11 @@ recommends."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from surveys import ldp
-from surveys.models import Question, Survey, blocks_of, build_mechanism, design_blocks
+from surveys.models import Question, Survey, build_mechanism, design_blocks, drawn_at_random
 from surveys.queries.results import WARN_MARGIN
 
 PLANNED_RESPONDENTS = (200, 1_000, 5_000, 20_000)
@@ -29,22 +29,19 @@ def margin(question: Question, epsilon: float, n: float) -> float:
 
 
 def plan(
-    questions: Sequence[Question], budget: float, asked: int | None,
-    always: Collection[int], respondents: int,
+    questions: Sequence[Question], budget: float, asked: int | None, respondents: int
 ) -> dict[str, Any]:
     """The design page's figures for ``respondents``: ``rows``, one per question in order,
     each with its ``question``, whether it is ``always`` asked, and for the two designs
     ("every": every question asked, the ``budget`` split evenly; "sampled": ``asked`` blocks
-    drawn from those not ``always`` asked, the always-asked questions at their own
-    epsilon) its ``epsilon``, ``answered`` (respondents who answer it) and ``margin``, with
-    ``wide`` above ``WARN_MARGIN``; ``recommended``, the number of blocks with the narrowest
-    widest margin (``ldp.recommended_asked``); and ``problem``, why the sampled design cannot
-    be (None when it can, or when ``asked`` is None)."""
-    blocks = blocks_of(questions)
+    drawn from those not always asked, the always-asked questions at their own epsilon) its
+    ``epsilon``, ``answered`` (respondents who answer it) and ``margin``, with ``wide``
+    above ``WARN_MARGIN``; ``recommended``, the number of blocks with the narrowest widest
+    margin (``ldp.recommended_asked``); and ``problem``, why the sampled design cannot be
+    (None when it can, or when ``asked`` is None)."""
     even = budget / len(questions) if questions else None
-    always_questions = [q for b in blocks if b[0].pk in always for q in b]
-    sampled = [b for b in blocks if b[0].pk not in always]
-    always_eps = [q.epsilon for q in always_questions]
+    always, sampled = design_blocks(questions)
+    always_eps = [q.epsilon for b in always for q in b]
     sizes = [len(b) for b in sampled]
 
     def widest(epsilon: float, n: float) -> float:
@@ -68,7 +65,8 @@ def plan(
         if sampled_epsilon is None:
             mine = None
         elif question.pk in drawn:
-            mine = _figures(question, sampled_epsilon, respondents * asked / len(sampled))
+            mine = _figures(question, sampled_epsilon,
+                            ldp.expected_asked(respondents, len(sampled), asked))
         else:
             mine = _figures(question, question.epsilon, respondents)
         rows.append({"question": question, "always": question.pk not in drawn,
@@ -85,12 +83,11 @@ def _figures(question: Question, epsilon: float | None, answered: float) -> dict
             "wide": found > WARN_MARGIN}
 
 
-def design_of(survey: Survey) -> dict[str, Any]:
+def design_of(survey: Survey, questions: Sequence[Question]) -> dict[str, Any]:
     """The survey's design as its page states it: ``asked`` (None: every question), its
-    ``budget``, and how many ``blocks`` are drawn from."""
-    blocks = blocks_of(list(survey.ordered_questions()))
+    ``budget``, and how many ``blocks`` are drawn from, among its ``questions``."""
     return {"asked": survey.asked, "budget": survey.budget,
-            "blocks": sum(1 for b in blocks if not b[0].always_asked)}
+            "blocks": len(design_blocks(questions)[1])}
 
 
 EXPECTED_RESPONDENTS = 1_000
@@ -105,11 +102,11 @@ def wide_margins(survey: Survey) -> tuple[int, list[dict[str, Any]]]:
     before opening warns of."""
     respondents = survey.response_target or EXPECTED_RESPONDENTS
     questions = list(survey.ordered_questions())
-    sampled = design_blocks(questions)[1] if survey.asked else []
-    drawn = {q.pk for block in sampled for q in block}
+    drawn = drawn_at_random(survey, questions)
+    blocks = len(design_blocks(questions)[1])
     wide = []
     for question in questions:
-        answered = (respondents * survey.asked / len(sampled) if question.pk in drawn
+        answered = (ldp.expected_asked(respondents, blocks, survey.asked) if question.pk in drawn
                     else respondents)
         found = margin(question, question.epsilon, answered)
         if found > WARN_MARGIN:

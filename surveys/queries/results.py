@@ -29,7 +29,15 @@ from django.utils.translation import gettext
 
 from surveys import ldp
 from surveys.ldp import among, anchors, asked, joint, numbers, scores
-from surveys.models import STUDY_TEXTS, Question, Survey, Tally, design_blocks, survey_epsilon
+from surveys.models import (
+    STUDY_TEXTS,
+    Question,
+    Survey,
+    Tally,
+    design_blocks,
+    drawn_at_random,
+    survey_epsilon,
+)
 from surveys.queries import revisions
 from surveys.queries.contracts import Metadata, QuestionResults, SurveyResults
 from surveys.queries.counts import pair_counts
@@ -262,7 +270,7 @@ def _questions_results(
     respondents who drew it (``drawn``): the draw is independent of every answer, so they are
     a random part of the respondents (docs/ldp.md, "Long questionnaires")."""
     questions = list(survey.ordered_questions())
-    sampled = {q.pk for block in design_blocks(questions)[1] for q in block} if survey.asked else ()
+    sampled = drawn_at_random(survey, questions)
     answered = {q.pk: drawn.get(q.pk, 0) if q.pk in sampled else n for q in questions}
     return {
         "n": n,

@@ -111,7 +111,7 @@ def survey_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "questions": questions,
         "policy": policy,
         "total_epsilon": survey_epsilon(survey, questions),
-        "design": design_of(survey),
+        "design": design_of(survey, questions),
         "respondents_read": survey_odds(
             [question.epsilon for question in questions], survey_epsilon(survey, questions)
         ),

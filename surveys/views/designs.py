@@ -4,7 +4,6 @@ question or a random few, and the plan that shows what each choice gives."""
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
@@ -32,23 +31,17 @@ def survey_design(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method == "POST" and survey.is_frozen:
         messages.error(request, _("This survey has opened: its design is frozen."))
         return redirect("survey-design", pk=survey.pk)
-    if request.method == "POST" and form.is_valid():
-        try:
-            form.save()
-        except ValidationError:
-            pass
-        else:
-            messages.success(request, _("Design saved: every question's epsilon follows it."))
-            return redirect("survey-design", pk=survey.pk)
+    if request.method == "POST" and form.is_valid() and form.save():
+        messages.success(request, _("Design saved: every question's epsilon follows it."))
+        return redirect("survey-design", pk=survey.pk)
     respondents = planned_respondents(request.GET.get("respondents", ""))
     budget = survey.budget or form.policy.max_survey_epsilon
-    always = {q.pk for q in form.questions if q.always_asked}
     context = {
         "survey": survey,
         "form": form,
         "respondents": respondents,
         "planned": PLANNED_RESPONDENTS,
-        "plan": plan(form.questions, budget, survey.asked, always, respondents)
+        "plan": plan(form.questions, budget, survey.asked, respondents)
         if form.questions else None,
         "budget": budget,
     }

@@ -4,8 +4,15 @@ that spends the budget exactly; bodies must leave out exactly the blocks not dra
 results estimate each question drawn at random from the respondents who drew it; breakdowns
 and exports read the reports left out as missing."""
 
+import csv
+import io
 import math
+import os
+import subprocess
+import sys
+import zipfile
 
+import pyreadstat
 import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
@@ -84,6 +91,17 @@ def _opened(survey: Survey, asked: int = 1) -> Survey:
     return survey
 
 
+def _simulate(survey: Survey, n: int, yes: float, seed: int) -> list[Question]:
+    """``n`` respondents of the opened long survey: "Yes" to each yes/no question with share
+    ``yes``, and to its follow-up, asked of those who said "Yes", with share 1/2; its
+    questions."""
+    questions = list(survey.ordered_questions())
+    truth = {q.pk: [1 - yes, yes] for q in questions}
+    truth[questions[4].pk] = [yes / 2, yes / 2, 1 - yes]  # the follow-up: "Not asked" last
+    simulate_responses(survey, n, truth, seed=seed)
+    return questions
+
+
 def _body(survey: Survey, drawn: set[int]) -> dict[int, object]:
     """Reports of 1 for the questions of the blocks ``drawn`` (indices), null for the others."""
     from surveys.models import design_blocks
@@ -127,10 +145,7 @@ def test_without_a_design_a_null_report_is_refused(researcher, make_survey):
 
 def test_each_question_is_estimated_from_those_who_drew_it(long_survey):
     survey = _opened(long_survey, asked=1)
-    questions = list(survey.ordered_questions())
-    truth = {q.pk: [0.7, 0.3] for q in questions}
-    truth[questions[4].pk] = [0.2, 0.1, 0.7]  # the follow-up: "Not asked" last
-    simulate_responses(survey, 2_000, truth, seed=5)
+    _simulate(survey, 2_000, 0.3, seed=5)
     results = computed_results(survey)
     drawn = [q.drawn_count for q in survey.ordered_questions()]
     # Four blocks, one drawn each: each block about a quarter of the respondents.
@@ -146,10 +161,7 @@ def test_each_question_is_estimated_from_those_who_drew_it(long_survey):
 
 def test_breakdowns_and_exports_read_left_out_reports_as_missing(client, researcher, long_survey):
     survey = _opened(long_survey, asked=2)
-    questions = list(survey.ordered_questions())
-    truth = {q.pk: [0.5, 0.5] for q in questions}
-    truth[questions[4].pk] = [0.25, 0.25, 0.5]
-    simulate_responses(survey, 300, truth, seed=2)
+    questions = _simulate(survey, 300, 0.5, seed=2)
     client.force_login(researcher)
     found = client.get(reverse("survey-results-json", args=[survey.pk])).json()
     assert [q["n"] for q in found["questions"]] == [
@@ -194,8 +206,6 @@ def test_a_pair_never_asked_together_is_refused_in_words(client, researcher, lon
 def test_every_kind_of_report_left_out_is_a_missing_value_in_every_export(
     client, researcher, epsilon_limits, tmp_path
 ):
-    import pyreadstat
-
     epsilon_limits(question=3.0, survey=3.0)
     survey = Survey.objects.create(owner=researcher, title="Kinds")
     fields = [
@@ -247,18 +257,8 @@ def test_the_scripts_redo_each_question_from_the_respondents_who_drew_it(
 ):
     """The downloaded Python and R scripts read the empty cells as not drawn: each question's
     estimates, from its own respondents, equal the site's estimates file."""
-    import csv
-    import io
-    import os
-    import subprocess
-    import sys
-    import zipfile
-
     survey = _opened(long_survey, asked=2)
-    questions = list(survey.ordered_questions())
-    truth = {q.pk: [0.6, 0.4] for q in questions}
-    truth[questions[4].pk] = [0.2, 0.2, 0.6]
-    simulate_responses(survey, 400, truth, seed=9)
+    _simulate(survey, 400, 0.4, seed=9)
     client.force_login(researcher)
     prefix = f"survey-{survey.pk}"
     for name, route, args in (
