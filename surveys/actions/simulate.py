@@ -1,4 +1,4 @@
-"""Simulated respondents, for the demo survey and the benchmarks.
+"""Simulated respondents, for the demo survey (``surveys.actions.demo``) and the benchmarks.
 
 True answers are drawn from known distributions and randomized with each question's frozen
 mechanism by the core's reference randomizer (``Mechanism.perturb``), then stored through
@@ -18,78 +18,14 @@ from surveys import ldp
 from surveys.actions.submissions import store, stored_form
 from surveys.models import Submission, Survey, design_blocks
 
-DEMO_TITLE = "Cannabis use (demo)"
-DEMO_YEARS: tuple[float, ...] = (0.40, 0.35, 0.25)
-"""The true distribution of the demo's grouping question: year of study (first, second, third
-or later)."""
-DEMO_USE_BY_YEAR: tuple[tuple[float, ...], ...] = (
-    (0.86, 0.10, 0.04), (0.71, 0.25, 0.04), (0.50, 0.45, 0.05)
-)
-"""Used cannabis in the past 12 months (No, Yes, "Prefer not to say") within each year of
-study: the real difference the demo's breakdown shows (``Question.simulated_given``)."""
-DEMO_FREQUENCY_BY_USE: tuple[tuple[float, ...], ...] = (
-    (0.0, 0.0, 0.0, 0.0, 0.0, 1.0),
-    (0.15, 0.35, 0.20, 0.20, 0.10, 0.0),
-    (0.0, 0.0, 0.0, 0.0, 0.0, 1.0),
-)
-"""How often in a typical month this year, on a scale from 1 (Never) to 5 (Daily), then "Not
-asked": asked only of those who used cannabis in the past 12 months (some of whom have
-stopped), so everyone else is "Not asked". The years differ through the use question."""
-DEMO_DRINKING_BINS = "1, 5, 10, 20"
-"""The bins of the demo's number question, days of drinking in the past 30 (0 to 30): none,
-1-4, 5-9, 10-19, 20 or more."""
-DEMO_DRINKING_BY_USE: tuple[tuple[float, ...], ...] = (
-    (0.30, 0.40, 0.18, 0.10, 0.02),
-    (0.10, 0.35, 0.25, 0.22, 0.08),
-    (0.20, 0.38, 0.22, 0.15, 0.05),
-)
-"""Days of drinking alcohol in the past 30, the share in each bin, among those who did not
-use cannabis in the past 12 months, who did, and who preferred not to say: cannabis users
-drink on more days. At least as many drank on no day as did not tick "Alcohol" for the past
-12 months below."""
-DEMO_SUBSTANCES = ("Alcohol", "Tobacco or nicotine", "Cannabis", "Ecstasy (MDMA)", "Cocaine")
-DEMO_SUBSTANCES_BY_USE: tuple[tuple[float, ...], ...] = (
-    (0.80, 0.25, 0.0, 0.01, 0.01),
-    (0.95, 0.55, 1.0, 0.15, 0.10),
-    (0.90, 0.40, 0.5, 0.08, 0.05),
-)
-"""The share who tick each substance they used in the past 12 months (check all that apply),
-among those who did not use cannabis, who did, and who preferred not to say: "Cannabis" is
-ticked exactly by those who used it (half of those who would not say), and its users use
-the other substances more."""
-
-
-def _mixture(groups: tuple[float, ...], within: tuple[tuple[float, ...], ...]) -> tuple:
-    """The overall distribution of a question drawn within the groups of another."""
-    return tuple(
-        round(sum(g * row[answer] for g, row in zip(groups, within, strict=True)), 12)
-        for answer in range(len(within[0]))
-    )
-
-
-DEMO_USE = _mixture(DEMO_YEARS, DEMO_USE_BY_YEAR)
-DEMO_TRUTH: tuple[tuple[float, ...], ...] = (
-    DEMO_YEARS,
-    DEMO_USE,
-    _mixture(DEMO_USE, DEMO_FREQUENCY_BY_USE),
-    _mixture(DEMO_USE, DEMO_DRINKING_BY_USE),
-    _mixture(DEMO_USE, DEMO_SUBSTANCES_BY_USE),
-    (1.0, 0.0),  # Ever used "Relevin", a drug that does not exist: the validation anchor
-)
-"""The true distribution of each demo question, by position, which the demo command stores on
-the questions (``Question.simulated_truth``). Only the demo knows its truth: the dashboard
-shows it beside the estimates so that people trying the site can judge them. The truths
-agree with one another: each question drawn within the groups of another has the mixture
-of its groups' distributions as its own (for the check-all question, of each option's
-share; for the number question, of each bin's)."""
-
 BATCH = 5000
 """Respondents written per transaction."""
 
 
-def load_demo_responses(survey: Survey, n: int = 3000, seed: int = 20261127) -> None:
+def load_demo_responses(survey: Survey, n: int, seed: int = 20261127) -> None:
     """Fill the (open) demo survey with ``n`` simulated respondents drawn from the true shares
-    stored on its questions (``Question.simulated_truth``); ValueError if one has none."""
+    stored on its questions (``Question.simulated_truth``, ``Question.simulated_given``);
+    ValueError if one has none."""
     questions = list(survey.ordered_questions())
     truth = {q.pk: q.simulated_truth for q in questions if q.simulated_truth is not None}
     given = {q.pk: q.simulated_given for q in questions if q.simulated_given is not None}

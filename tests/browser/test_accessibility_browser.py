@@ -16,7 +16,8 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
-from surveys.actions.simulate import DEMO_TITLE, simulate_responses
+from surveys.actions.demo import DEMO_TITLE
+from surveys.actions.simulate import simulate_responses
 from surveys.actions.surveys import open_survey
 from surveys.actions.wording import correct
 from surveys.models import (
@@ -97,7 +98,7 @@ def site(researcher, other_researcher, make_researcher, make_survey, epsilon_lim
     unused = Invitation.objects.create(survey=private)
     Invitation.objects.bulk_create(Invitation(survey=private) for _ in range(3))
     # The demo survey (`make run`): long answer labels, true shares beside the estimates.
-    call_command("demo", force=True, stdout=io.StringIO())
+    call_command("demo", force=True, respondents=1000, stdout=io.StringIO())
     demo = Survey.objects.get(title=DEMO_TITLE)
     demo.owner = researcher
     demo.save()
