@@ -316,14 +316,20 @@ def _explain(
     }
 
 
-def suggested_grouping_epsilon(policy: PrivacyPolicy) -> float:
+def suggested_grouping_epsilon(policy: PrivacyPolicy, budget: float) -> float:
     """The epsilon the authoring panel suggests for a grouping question: twice the site's
-    default, but never above the site's per-question maximum."""
-    return min(2 * policy.default_epsilon, policy.max_question_epsilon)
+    default, but never above the site's per-question maximum, nor above a quarter of the
+    survey's ``budget`` (its design's, else the site's limit per survey), so that two
+    grouping questions still leave half of it to the questions they break down."""
+    return min(2 * policy.default_epsilon, policy.max_question_epsilon, budget / 4)
 
 
-def _grouping_advice(policy: PrivacyPolicy, suggested: float) -> str:
-    if suggested < 2 * policy.default_epsilon:
+def _grouping_advice(policy: PrivacyPolicy, suggested: float, budget: float) -> str:
+    if suggested == budget / 4:
+        why = _("a quarter of the survey's budget of %(budget)s") % {
+            "budget": epsilon_text(budget)
+        }
+    elif suggested < 2 * policy.default_epsilon:
         why = _("this site's largest epsilon for one question")
     else:
         why = _("twice this site's default of %(default)s") % {
@@ -371,6 +377,7 @@ def _grouping(
     override: str,
     group_share: float | None,
     policy: PrivacyPolicy,
+    budget: float,
 ) -> dict:
     """A grouping question's advice and planner within a group.
 
@@ -383,7 +390,7 @@ def _grouping(
     ``margins`` for ``PLANNING_SIZES`` (None: refused by the core), ``n_for_5_points`` at this
     epsilon and, when it is below the suggestion, ``n_for_5_points_at_suggestion`` at the
     suggested one (None: out of reach, or not below the suggestion)."""
-    suggested = suggested_grouping_epsilon(policy)
+    suggested = suggested_grouping_epsilon(policy, budget)
     below = epsilon < suggested * (1 - 1e-9)
     hint = (
         _(
@@ -400,7 +407,7 @@ def _grouping(
     return {
         "suggested_epsilon": suggested,
         "below_suggestion": below,
-        "advice": _grouping_advice(policy, suggested),
+        "advice": _grouping_advice(policy, suggested, budget),
         "hint": hint,
         "default_epsilon": policy.default_epsilon,
         "max_question_epsilon": policy.max_question_epsilon,
@@ -526,7 +533,8 @@ def epsilon_explain(request: HttpRequest) -> JsonResponse:
         return _refuse("survey and question must be whole numbers.")
     try:
         grouping = (
-            _grouping(epsilon, kind, k, override, group_share, policy)
+            _grouping(epsilon, kind, k, override, group_share, policy,
+                      policy.max_survey_epsilon if total is None else total)
             if is_grouping == "1"
             else None
         )

@@ -6,6 +6,7 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from surveys import ldp
+from surveys.actions.designs import set_design
 from surveys.ldp import joint
 from surveys.models import (
     EPSILON_TOO_SMALL,
@@ -510,6 +511,7 @@ def test_it_gives_no_grouping_advice_for_an_ordinary_question(client, researcher
 
 
 def test_it_suggests_a_larger_epsilon_for_a_grouping_question(client, researcher):
+    PrivacyPolicy.objects.update_or_create(pk=1, defaults={"max_survey_epsilon": 10})
     client.force_login(researcher)
     data = explain(client, epsilon="1", kind="categorical", k="4", grouping="1", group_share="20")
     grouping = data["grouping"]
@@ -525,25 +527,41 @@ def test_it_suggests_a_larger_epsilon_for_a_grouping_question(client, researcher
     assert at_suggestion["grouping"]["n_for_5_points_at_suggestion"] is None
 
 
-@pytest.mark.parametrize(
-    "default,maximum,suggested", [(1.0, 4.0, 2.0), (0.25, 4.0, 0.5), (1.0, 1.5, 1.5)]
-)
-def test_it_never_suggests_more_than_the_per_question_maximum(
-    client, researcher, default, maximum, suggested
+@pytest.mark.parametrize("default,maximum,survey,suggested,why", [
+    (1.0, 4.0, 20.0, 2.0, "twice this site's default of 1"),
+    (0.25, 4.0, 20.0, 0.5, "twice this site's default of 0.25"),
+    (1.0, 1.5, 20.0, 1.5, "this site's largest epsilon for one question"),
+    (1.0, 3.0, 3.0, 0.75, "a quarter of the survey's budget of 3"),  # the site's defaults
+])
+def test_it_never_suggests_more_than_the_per_question_maximum_or_a_quarter_of_the_budget(
+    client, researcher, default, maximum, survey, suggested, why
 ):
-    PrivacyPolicy.objects.update_or_create(
-        pk=1, defaults={"default_epsilon": default, "max_question_epsilon": maximum}
-    )
+    PrivacyPolicy.objects.update_or_create(pk=1, defaults={
+        "default_epsilon": default, "max_question_epsilon": maximum, "max_survey_epsilon": survey})
     client.force_login(researcher)
     grouping = explain(client, epsilon=str(suggested), grouping="1", group_share="20")["grouping"]
     assert grouping["suggested_epsilon"] == suggested and grouping["hint"] is None
     assert grouping["other_epsilon"] == default
-    if suggested == maximum:
-        assert "largest epsilon for one question" in grouping["advice"]
+    assert f"We suggest {suggested:g} ({why})" in grouping["advice"]
+
+
+def test_a_grouping_question_of_a_design_is_suggested_a_quarter_of_its_budget(
+    client, researcher, make_survey
+):
+    """Under a design that asks each respondent a random few, the survey's own budget is
+    what a grouping question spends from."""
+    survey = make_survey(researcher)
+    set_design(survey, 2.0, 1, {survey.ordered_questions()[0].pk})
+    client.force_login(researcher)
+    grouping = explain(client, epsilon="0.5", grouping="1", group_share="20",
+                       survey=str(survey.pk))["grouping"]
+    assert grouping["suggested_epsilon"] == 0.5
+    assert "a quarter of the survey's budget of 2" in grouping["advice"]
 
 
 def test_it_plans_respondents_within_a_group_with_the_core(client, researcher):
-    PrivacyPolicy.objects.update_or_create(pk=1, defaults={"default_epsilon": 0.5})
+    PrivacyPolicy.objects.update_or_create(
+        pk=1, defaults={"default_epsilon": 0.5, "max_survey_epsilon": 10})
     client.force_login(researcher)
     data = explain(client, epsilon="0.8", kind="categorical", k="5", grouping="1",
                    group_share="20", share="5")
@@ -613,6 +631,7 @@ def test_it_refuses_an_unknown_grouping_flag(client, researcher):
 def test_it_advises_on_a_grouping_question_in_the_authoring_panel(
     client, researcher, page, live_server
 ):
+    PrivacyPolicy.objects.update_or_create(pk=1, defaults={"max_survey_epsilon": 10})
     survey = Survey.objects.create(owner=researcher, title="T")
     client.force_login(researcher)
     page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,

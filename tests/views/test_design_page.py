@@ -7,8 +7,11 @@ frozen; the question form says where a drawn question's epsilon comes from."""
 import pytest
 from django.urls import reverse
 
+from surveys import ldp
+from surveys.actions.designs import set_design
 from surveys.actions.questions import save_question
 from surveys.actions.surveys import open_survey
+from surveys.ldp import joint
 from surveys.models import Question, Survey, survey_epsilon
 
 pytestmark = pytest.mark.django_db
@@ -102,3 +105,28 @@ def test_the_question_forms_sentences_follow_the_designs_budget(client, research
     Survey.objects.filter(pk=twenty.pk).update(budget=3.0, asked=1)
     designed = client.get(reverse("epsilon-explain"), query).json()["respondents_read"]
     assert "at most 70%" in designed[-1]  # e^3 = 20.1: odds 20.1:9, 69.1% rounded up
+
+
+def test_the_plan_gives_a_grouping_questions_margin_within_its_groups(
+    client, researcher, twenty
+):
+    """The first question groups the others and is always asked: a share within one of its
+    two groups rests on the respondents who answer both, those who drew the other question
+    under the design, everyone when every question is asked (``joint.margin_within_group``,
+    a group of half of them)."""
+    grouping = twenty.ordered_questions()[0]
+    Question.objects.filter(pk=grouping.pk).update(used_for_breakdowns=True)
+    set_design(twenty, 3.0, 1, {grouping.pk})
+    client.force_login(researcher)
+    page = client.get(reverse("survey-design", args=[twenty.pk]), {"respondents": "5000"})
+    plan = page.context["plan"]
+    first, second = plan["rows"][:2]
+    assert "within" not in second["sampled"]  # not a grouping question
+    drawn = ldp.expected_asked(5000, 19, 1)
+    assert first["sampled"]["within"]["margin"] == pytest.approx(joint.margin_within_group(
+        ldp.randomized_response(grouping.epsilon),
+        ldp.randomized_response(second["sampled"]["epsilon"]), int(drawn), 0.5))
+    assert first["every"]["within"]["margin"] == pytest.approx(joint.margin_within_group(
+        ldp.randomized_response(0.15), ldp.randomized_response(0.15), 5000, 0.5))
+    assert first["sampled"]["within"]["margin"] < first["every"]["within"]["margin"]
+    assert "within a group:" in page.content.decode()
