@@ -82,11 +82,33 @@ def read_xlsform(file: IO[bytes], title: str) -> tuple[dict[str, Any], list[str]
             "title": (form_settings.get("form_title") or title)[:200],
             "introduction": "\n\n".join(reader.notes_text),
             "language": reader.language,
+            **reader.design,
         },
         "questions": reader.questions,
         "translations": reader.translations(),
     }
     return definition, reader.skipped
+
+
+def _design(form_settings: dict[str, str]) -> dict[str, Any]:
+    """The survey's design from the settings sheet's ``budget`` (the whole-survey epsilon)
+    and ``asked`` (questions drawn at random per respondent) columns, as a survey file gives
+    it; none (every question asked) when both are blank. ValidationError for one without
+    the other or for text that is not a number."""
+    budget, asked = (form_settings.get(name, "").strip() for name in ("budget", "asked"))
+    if not budget and not asked:
+        return {}
+    try:
+        found = {"budget": float(budget), "asked": int(asked)}
+    except ValueError:
+        found = None
+    if found is None or not math.isfinite(found["budget"]):
+        raise ValidationError(gettext(
+            "The settings sheet's design needs both “budget” (the whole-survey epsilon, a "
+            "number such as 3) and “asked” (how many questions each respondent answers, a "
+            "whole number such as 2); it has “%(budget)s” and “%(asked)s”."
+        ) % {"budget": budget[:20], "asked": asked[:20]})
+    return found
 
 
 def _sheets(file: IO[bytes]) -> dict[str, list[dict[str, str]]]:
@@ -143,6 +165,7 @@ class _Reader:
         # A question's name: its position, itself, and its answers' names (to read conditions).
         self.by_name: dict[str, tuple[int, dict, list[str]]] = {}
         self.texts: dict[str, dict[str, dict]] = {}  # language code: position: texts
+        self.design = _design(form_settings)
         # In the sheet's order: the main language is the first label column, on any server.
         columns = dict.fromkeys(name for row in rows for name in row)
         labels = [name.partition("::")[2] for name in columns if name.startswith("label::")]
@@ -187,7 +210,14 @@ class _Reader:
             epsilon = max(min(epsilon, share), 0.01)
         for question in self.questions:
             question["epsilon"] = epsilon
-        if self.questions:
+        if self.questions and self.design:
+            self.skip(gettext(
+                "Each question asked of every respondent got a privacy level (epsilon) of "
+                "%(epsilon)s; the questions drawn at random share what is left of the budget "
+                "of %(budget)s (the survey's “Budget and design” page shows how). Change them "
+                "on each question's page."
+            ) % {"epsilon": epsilon_text(epsilon), "budget": epsilon_text(self.design["budget"])})
+        elif self.questions:
             self.skip(gettext(
                 "Each question got a privacy level (epsilon) of %(epsilon)s: the site's default "
                 "for a question, or less, so that the survey stays within the site's total of "
@@ -275,11 +305,12 @@ class _Reader:
         """Question from ``row`` with ``values`` (its kind and answers), if its kind finds
         nothing wrong with it; its condition if it has a simple one."""
         kind = kinds.KINDS[values["kind"]]
-        required = row.get("required", "").lower() in ("yes", "true", "true()", "1")
+        required = _true(row.get("required", ""))
         question = {
             "text": row.get(self.main_column, "")[:500] or row.get("name", ""),
             "help_text": row.get(self.hint_column(), "")[:500],
             "optional": kind.extras and kind.skippable and not required,
+            "always_asked": _true(row.get("always_asked", "")),
             **values,
         }
         fields = {name: question.get(name) for name in ("kind", "optional", "number_min",
@@ -325,6 +356,11 @@ class _Reader:
 
     def translations(self) -> dict[str, dict]:
         return {code: {"questions": texts} for code, texts in self.texts.items()}
+
+
+def _true(cell: str) -> bool:
+    """Whether a yes/no column's cell says yes, as XLSForm writes it."""
+    return cell.strip().lower() in ("yes", "true", "true()", "1")
 
 
 def _code(language: str) -> str:

@@ -20,7 +20,15 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import timezone
 
-from surveys.models import ApiToken, Choice, PrivacyPolicy, Question, Survey, SurveyTranslation
+from surveys.models import (
+    ApiToken,
+    Choice,
+    PrivacyPolicy,
+    Question,
+    Survey,
+    SurveyTranslation,
+    survey_epsilon,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -509,3 +517,39 @@ def test_an_xlsforms_main_language_is_its_first_label_column_under_any_hash_seed
     ]
     languages = [run.communicate(timeout=120)[0].decode().split() for run in runs]
     assert languages == [["en", "es"]] * 4
+
+
+def design_xlsform(budget: str, asked: str) -> bytes:
+    """Four yes/no questions, the first always asked, with a design in the settings sheet."""
+    workbook = openpyxl.Workbook()
+    workbook.active.title = "survey"
+    workbook.active.append(("type", "name", "label", "always_asked"))
+    for number in range(1, 5):
+        workbook.active.append(("select_one yn", f"q{number}", f"Q{number}?",
+                                "yes" if number == 1 else ""))
+    choices = workbook.create_sheet("choices")
+    for row in [("list_name", "name", "label"), ("yn", "yes", "Yes"), ("yn", "no", "No")]:
+        choices.append(row)
+    form_settings = workbook.create_sheet("settings")
+    form_settings.append(("form_title", "budget", "asked"))
+    form_settings.append(("Designed", budget, asked))
+    return workbook_bytes(workbook)
+
+
+def test_an_xlsform_carries_a_design_in_its_settings_and_a_bad_one_stores_nothing(
+    client, researcher
+):
+    client.force_login(researcher)
+    assert upload(client, design_xlsform("3", "1"), "designed.xlsx").status_code == 302
+    survey = Survey.objects.get()
+    first, *drawn = survey.ordered_questions()
+    assert (survey.budget, survey.asked, first.always_asked) == (3.0, 1, True)
+    assert not any(q.always_asked for q in drawn)
+    assert [q.epsilon for q in drawn] == pytest.approx([3.0 - first.epsilon] * 3)
+    assert survey_epsilon(survey, [first, *drawn]) == pytest.approx(3.0)
+    before = row_counts()
+    for budget, asked, said in [("lots", "1", "needs both “budget”"), ("3", "", "needs both"),
+                                ("3", "7", "from 1 to 3")]:
+        refused = upload(client, design_xlsform(budget, asked), "designed.xlsx")
+        assert refused.status_code == 400 and said in page_text(refused), (budget, asked)
+    assert row_counts() == before
