@@ -11,13 +11,13 @@ import { controlOf } from "./controls/index.js";
 import { gettext, loadPageCatalog } from "./i18n.js";
 import { drawBlocks, randomize } from "./ldp.js";
 import {
+  answeredCount,
   blocksDrawn,
   describeReport,
   drawReports,
   failureMessage,
   finalAnswers,
   forgetTrueAnswers,
-  isAsked,
   leftOut,
   leftOutText,
   loadRecord,
@@ -31,6 +31,7 @@ import {
   retryDelay,
   retryingText,
   saveRecord,
+  shownQuestions,
   unanswered,
 } from "./respond_core.js";
 
@@ -52,6 +53,9 @@ if (!data?.preview) {
   }
 }
 let sending = false;
+// The questions whose answer the respondent changed, for the progress (answeredCount): in
+// this page's memory only, like the answers.
+const touched = new Set();
 let retryTimer = null; // the next attempt the page makes by itself, if any
 // A design that asks each respondent a random few: the blocks drawn, once, before any answer,
 // and kept with the record so that a reload shows the same questions; the questions left out.
@@ -114,31 +118,29 @@ function clearAnswers() {
     controlOf(fieldset).clear(fieldset);
     controlOf(fieldset).highlight(fieldset);
   }
+  touched.clear();
   updateQuestions();
 }
 
 /** Show the conditional questions whose condition holds, hide the others (only this page
- * knows which were shown: every question gets a report), and count the answers given to the
- * questions shown. */
+ * knows which were shown: every question gets a report), number the questions shown, and
+ * count those answered. */
 function updateQuestions() {
   const given = answers();
-  const asked = data.questions.filter(
-    (question) => !left.has(question.id) && isAsked(question, given),
-  );
+  const shown = shownQuestions(data.questions, given, left);
   for (const question of data.questions) {
-    document.getElementById(`question-${question.id}`).hidden = !asked.includes(question);
+    document.getElementById(`question-${question.id}`).hidden = !shown.includes(question);
   }
-  // Numbered among the questions shown.
-  asked.forEach((question, index) => {
+  shown.forEach((question, index) => {
     const number = document.querySelector(`#question-${question.id} [data-question-number]`);
-    if (number) number.textContent = questionNumberText(index + 1, asked.length);
+    if (number) number.textContent = questionNumberText(index + 1, shown.length);
   });
   const text = document.getElementById("progress-text");
   if (!text) return;
-  const count = asked.filter((question) => given[question.id] !== undefined).length;
-  text.textContent = progressText(count, asked.length);
+  const count = answeredCount(data.questions, given, touched, left);
+  text.textContent = progressText(count, shown.length);
   const bar = document.getElementById("progress-bar");
-  bar.max = asked.length;
+  bar.max = shown.length;
   bar.value = count;
 }
 
@@ -149,6 +151,7 @@ function markMissing(fieldset, missing) {
 
 function answered(event) {
   const fieldset = event.currentTarget;
+  touched.add(Number(fieldset.dataset.question));
   controlOf(fieldset).highlight(fieldset);
   markMissing(fieldset, false);
   updateQuestions();
@@ -292,6 +295,12 @@ async function send(button, status) {
 
 function setUpAnswering() {
   for (const fieldset of fieldsets()) {
+    // As the respondent types, not only once a number box loses focus: by the time they tap
+    // Send, the page already shows what their answers make of it. Updated on that blur
+    // instead, it would take the warning above the button away between the tap's press and
+    // its release, which then land on different places, and the tap would not press it.
+    // "change" as well, for browsers that fire only it when a box is ticked.
+    fieldset.addEventListener("input", answered);
     fieldset.addEventListener("change", answered);
   }
   const resend = document.getElementById("resend-answers");

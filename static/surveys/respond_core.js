@@ -196,13 +196,32 @@ export function isAsked(question, answers) {
   return !question.askedIf || answers[question.askedIf.question] === question.askedIf.answer;
 }
 
-/** The questions that still need an answer: drawn (not in `left`, see leftOut), asked, not
- * optional, and with no answer yet (answers: question id -> an answer, see isAnswer). */
+/** The questions shown, in order: drawn (not in `left`, see leftOut) and asked given the
+ * `answers` so far (see isAsked). The questions still to answer, the progress and the
+ * questions' numbers all count these, never the hidden ones. */
+export function shownQuestions(questions, answers, left = new Set()) {
+  return questions.filter((question) => !left.has(question.id) && isAsked(question, answers));
+}
+
+/** The questions that still need an answer: shown (see shownQuestions), not optional, and
+ * with no answer yet (answers: question id -> an answer, see isAnswer). */
 export function unanswered(questions, answers, left = new Set()) {
-  return questions.filter(
-    (question) => !left.has(question.id) && isAsked(question, answers) && !question.optional &&
-      !isAnswer(answers[question.id]),
+  return shownQuestions(questions, answers, left).filter(
+    (question) => !question.optional && !isAnswer(answers[question.id]),
   );
+}
+
+/**
+ * How many questions count as answered in the progress: those shown (see shownQuestions) with
+ * an answer, up to the last question, in the survey's order, whose answer the respondent
+ * changed (`touched`: their ids). A check-all question always has an answer (ticking none is
+ * one), so it counts once the respondent has touched it or a question after it, never before
+ * anything is answered.
+ */
+export function answeredCount(questions, answers, touched, left = new Set()) {
+  const last = questions.findLastIndex((question) => touched.has(question.id));
+  return shownQuestions(questions.slice(0, last + 1), answers, left)
+    .filter((question) => isAnswer(answers[question.id])).length;
 }
 
 /**

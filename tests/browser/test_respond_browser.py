@@ -2,9 +2,10 @@
 
 import pytest
 from django.urls import reverse
+from playwright.sync_api import expect
 
 from surveys.actions import surveys as survey_actions
-from surveys.models import Submission, Survey
+from surveys.models import Choice, Question, Submission, Survey
 from tests.helpers import (
     PHONE_CONTEXT,
     assert_nothing_stored,
@@ -193,3 +194,71 @@ def test_it_fits_a_360_pixel_wide_phone(browser, live_server, survey):
     page.wait_for_url("**/thanks/")
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     context.close()
+
+
+def phone_survey(owner) -> Survey:
+    """Open: "Smoke?" (yes/no, "Prefer not to say"), "Which?" (check all), "How much?" (a
+    rating asked only of smokers), "How many days?" (a number from 0 to 30)."""
+    survey = Survey.objects.create(owner=owner, title="Health", introduction="Hello.")
+    smoke = Question.objects.create(survey=survey, order=0, text="Smoke?", kind="yesno",
+                                    epsilon=1.0, offers_refusal=True)
+    which = Question.objects.create(survey=survey, order=1, text="Which?", kind="checkall",
+                                    epsilon=0.5)
+    for order, label in enumerate(("Cigarettes", "Pipe", "Vape")):
+        Choice.objects.create(question=which, order=order, label=label)
+    rating = Question.objects.create(survey=survey, order=2, text="How much?", kind="rating",
+                                     epsilon=0.5, asked_if=smoke, asked_if_answer=1)
+    for order, label in enumerate(("Little", "2", "3", "4", "A lot")):
+        Choice.objects.create(question=rating, order=order, label=label)
+    Question.objects.create(survey=survey, order=3, text="How many days?", kind="number",
+                            epsilon=0.5, number_min=0, number_max=30)
+    survey_actions.open_survey(survey)
+    return survey
+
+
+def test_on_a_phone_one_tap_sends_after_a_refused_send(browser, live_server, researcher):
+    """At 390 x 844 with touch: the progress and the numbers count the questions shown and
+    answered (a check-all question counts once it or a later question is answered); a tap on
+    Send with questions unanswered is refused with a message and sends nothing; once the rest
+    is answered, the number box last and still focused, one tap sends."""
+    survey = phone_survey(researcher)
+    smoke, which, rating, days = questions(survey)
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
+    page = phone.new_page()
+    requests = []
+    page.on("request", lambda request: requests.append(request) if is_submit(request) else None)
+    open_survey(page, live_server, survey)
+    expect(page.locator(f"#question-{smoke.pk}")).to_be_enabled()
+    progress = page.locator("#progress-text")
+
+    def numbers() -> list[str]:
+        return [page.inner_text(f"#question-{q.pk} [data-question-number]")
+                for q in (smoke, which, rating, days) if page.is_visible(f"#question-{q.pk}")]
+
+    expect(progress).to_have_text("0 of 3 answered")
+    assert numbers() == ["Question 1 of 3", "Question 2 of 3", "Question 3 of 3"]
+    page.tap("#send-answers")
+    expect(page.locator("#respond-status")).to_contain_text("Still to answer")
+    assert requests == []
+    page.tap(f"label[for=answer-{smoke.pk}-1]")
+    expect(progress).to_have_text("1 of 4 answered")
+    assert numbers() == [f"Question {n} of 4" for n in (1, 2, 3, 4)]
+    page.tap(f"label[for=answer-{rating.pk}-3]")
+    expect(progress).to_have_text("3 of 4 answered")  # ticking no box is an answer
+    page.tap(f"label[for=answer-{smoke.pk}-0]")  # the follow-up hidden again
+    expect(progress).to_have_text("2 of 3 answered")
+    assert numbers() == ["Question 1 of 3", "Question 2 of 3", "Question 3 of 3"]
+    page.tap(f"#answer-{days.pk}")
+    page.keyboard.type("12")
+    expect(progress).to_have_text("3 of 3 answered")
+    assert page.evaluate("document.activeElement.id") == f"answer-{days.pk}"
+    # Before, the box's losing focus to this tap took the warning above the button away,
+    # moving the button between the tap's press and release: no click, nothing sent.
+    with page.expect_request(is_submit, timeout=5_000) as request:
+        page.tap("#send-answers")
+    page.wait_for_url("**/thanks/")
+    assert requests == [request.value]
+    body = request.value.post_data_json
+    assert set(body) == BODY_KEYS
+    assert stored_reports(survey) == [body["reports"]]
+    phone.close()

@@ -6,6 +6,7 @@ import { test } from "node:test";
 
 import { numberOutputs, randomize } from "../../static/surveys/ldp.js";
 import {
+  answeredCount,
   blocksDrawn,
   describeReport,
   drawReports,
@@ -20,11 +21,13 @@ import {
   newIdempotencyKey,
   pageAfterSending,
   progressText,
+  questionNumberText,
   recordBody,
   requestBody,
   retryDelay,
   retryingText,
   saveRecord,
+  shownQuestions,
   storedText,
   unanswered,
 } from "../../static/surveys/respond_core.js";
@@ -283,6 +286,33 @@ test("optional questions and questions not shown need no answer", () => {
   assert.deepEqual(unanswered([refusable, followUp], { 21: 1 }), []); // optional
   assert.deepEqual(unanswered([refusable, { ...followUp, optional: false }], { 21: 1 }).map((q) => q.id), [22]);
   assert.deepEqual(unanswered([refusable, { ...followUp, optional: false }], { 21: 0 }), []);
+});
+
+// The progress and the questions' numbers count the questions shown: not a follow-up while
+// its condition does not hold, nor a question the design left out; and a check-all question,
+// which always has an answer, only once it or a later question was touched.
+test("progress and numbers count the questions shown and answered", () => {
+  const checkAll = { ...unary, id: 23, encoding: "sampled", optional: false, askedIf: null };
+  const last = { ...yesNo, id: 24, optional: false, askedIf: null };
+  const all = [refusable, checkAll, followUp, last];
+  const ids = (list) => list.map((q) => q.id);
+  const none = new Set();
+  const nothing = { 23: [0, 0, 0, 0] }; // the page reads the unticked boxes as an answer
+  assert.deepEqual(ids(shownQuestions(all, nothing)), [21, 23, 24]);
+  assert.equal(answeredCount(all, nothing, none), 0);
+  const smoker = { ...nothing, 21: 1 };
+  assert.deepEqual(ids(shownQuestions(all, smoker)), [21, 23, 22, 24]);
+  assert.equal(answeredCount(all, smoker, new Set([21])), 1);
+  assert.equal(answeredCount(all, smoker, new Set([21, 23])), 2); // ticked then unticked
+  assert.equal(answeredCount(all, { ...smoker, 22: 0 }, new Set([21, 22])), 3); // passed it
+  // "No" again: the follow-up answered is hidden, but the check-all question was passed.
+  assert.equal(answeredCount(all, { ...nothing, 21: 0, 22: 0 }, new Set([21, 22])), 2);
+  assert.equal(answeredCount(all, { ...nothing, 21: 0, 24: 1 }, new Set([21, 24])), 3);
+  assert.equal(answeredCount(all, { ...nothing, 24: 1 }, new Set([24])), 2); // 21 unanswered
+  const left = new Set([23]); // left out by a design's draw
+  assert.deepEqual(ids(shownQuestions(all, nothing, left)), [21, 24]);
+  assert.equal(answeredCount(all, { ...nothing, 21: 0, 24: 1 }, new Set([21, 24]), left), 2);
+  assert.equal(questionNumberText(3, 4), "Question 3 of 4");
 });
 
 test("refusals, skips and questions not shown are randomized as one more answer", () => {
