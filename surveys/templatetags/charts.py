@@ -295,7 +295,7 @@ def _chart_row(category: dict[str, Any], top: int) -> dict[str, Any]:
     """One answer, drawn from ``top`` down: its label above, the bar, the 95% interval's
     whisker with its caps (one path), the demo's truth marker, and the estimate at the
     right. x is measured from the plot's left edge. No whisker without an interval (a number
-    question's bins)."""
+    question's bins), no bar without an estimate (a group the breakdown estimates as empty)."""
     bar_y = 20
     middle, cap_top, cap_bottom = bar_y + BAR_HEIGHT / 2, bar_y - 4, bar_y + BAR_HEIGHT + 4
     whisker = None
@@ -309,7 +309,7 @@ def _chart_row(category: dict[str, Any], top: int) -> dict[str, Any]:
     return {
         "top": str(top),
         "label": _truncated(category["label"]),
-        "bar_width": _number(_x(category["estimate"]) - PLOT_LEFT),
+        "bar_width": _number(_x(category["estimate"] or 0) - PLOT_LEFT),
         "whisker": whisker,
         "truth": None if truth is None else (
             f"M{_number(_x(truth) - PLOT_LEFT)} {cap_top}V{bar_y + BAR_HEIGHT + 8}"

@@ -14,10 +14,10 @@ from django.urls import reverse
 from surveys.actions.simulate import simulate_responses
 from surveys.actions.surveys import open_survey
 from surveys.actions.wording import correct
-from surveys.helpers.numbers import percent, thousands
+from surveys.helpers.numbers import UNKNOWN, percent, thousands
 from surveys.models import Choice, Question, Survey
 from surveys.templatetags import charts
-from surveys.templatetags.charts import percent_range, points
+from surveys.templatetags.charts import chart, percent_range, points
 from tests.helpers import submit
 
 
@@ -200,3 +200,13 @@ def test_the_page_needs_no_script_to_show_its_figures(client, opened):
     page = page_of(client, opened)
     assert "<script>" not in page  # no inline script: the figures are in the HTML
     assert page.count("<table") == 2 * 7 and page.count('role="img"') == 7
+
+
+def test_a_chart_draws_no_bar_for_an_answer_without_an_estimate():
+    """A breakdown's group estimated as empty has no share of its answers: the chart draws
+    an empty bar and says so ("—") instead of failing."""
+    answers = [{"label": "Yes", "estimate": None, "ci_low": 0.0, "ci_high": 1.0, "truth": None},
+               {"label": "No", "estimate": 0.5, "ci_low": 0.2, "ci_high": 0.8, "truth": None}]
+    drawn = chart({"position": 1, "categories": answers}, "title")
+    assert drawn["rows"][0]["bar_width"] == "0" and drawn["rows"][0]["estimate"] == UNKNOWN
+    assert float(drawn["rows"][1]["bar_width"]) > 0
