@@ -50,15 +50,20 @@ READABLE_NOTE = (
 
 
 @dataclass(frozen=True)
-class LabelledReports:
-    frame: pd.DataFrame
+class ColumnLabels:
     labels: dict[str, str]
     """Variable labels, by column."""
     short_labels: dict[str, str]
     """The same, short enough for Stata, with the randomization in brief."""
     value_labels: dict[str, dict[int, str]]
     document: list[str]
-    """One line per question: its columns, mechanism, epsilon and probabilities."""
+    """Paragraphs: what every value is, how to read the readable columns, then one per
+    question: its columns, mechanism, epsilon and probabilities."""
+
+
+@dataclass(frozen=True)
+class LabelledReports(ColumnLabels):
+    frame: pd.DataFrame
 
 
 def _randomization(question: Question) -> str:
@@ -119,6 +124,14 @@ def labelled_reports(survey: Survey) -> LabelledReports:
     frame = pd.DataFrame(np.concatenate(blocks), columns=header)
     frame = frame.astype({c: np.int64 for c in header
                           if not frame[c].isna().any() and (frame[c] % 1 == 0).all()})
+    found = column_labels(survey)
+    return LabelledReports(found.labels, found.short_labels, found.value_labels, found.document,
+                           frame)
+
+
+def column_labels(survey: Survey) -> ColumnLabels:
+    """What every column of the reports means (see the module's docstring), without the
+    rows: the README of the downloads reads them too."""
     labels = {"response": "Response number, in the order responses arrived"}
     short_labels = dict(labels)
     value_labels: dict[str, dict[int, str]] = {}
@@ -164,7 +177,7 @@ def labelled_reports(survey: Survey) -> LabelledReports:
             labels[name] = f"{question.text}: {answer} (randomized bit)"
             short_labels[name] = f"bit {index} {answer}, {brief}: {question.text}"
             value_labels[name] = {0: "0", 1: "1 (supports this answer)"}
-    return LabelledReports(frame, labels, short_labels, value_labels, document)
+    return ColumnLabels(labels, short_labels, value_labels, document)
 
 
 def write(survey: Survey, kind: str) -> Any:
