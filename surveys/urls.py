@@ -160,6 +160,7 @@ urlpatterns = [
         name="export-redo-r-script",
     ),
     path("export/ldp.zip", results.export_library, name="export-library"),
+    path("surveys/<int:pk>/export/<str:name>.zip", results.export_bundle, name="export-bundle"),
     path(
         "surveys/<int:pk>/export/reports.<str:extension>",
         results.export_reports_file,

@@ -25,6 +25,7 @@ from surveys import ldp
 from surveys.actions import surveys as survey_actions
 from surveys.actions.simulate import simulate_responses
 from surveys.actions.submissions import submission_create
+from surveys.kinds import RATING
 from surveys.models import Choice, Invitation, Question, Submission, Survey, Tally
 from surveys.queries import results
 from surveys.views.respond import OUTCOME_UNKNOWN
@@ -121,6 +122,38 @@ def survey_of_every_encoding(make_survey, owner) -> Survey:
         Choice.objects.create(question=grr, order=i, label=label)
     survey_actions.open_survey(survey)
     assert [q.mechanism().encoding for q in questions(survey)] == ["bit", "unary", "index"]
+    return survey
+
+
+def survey_of_every_kind(owner, n: int) -> Survey:
+    """An open survey with ``n`` simulated respondents and every kind and path of question:
+    yes/no offering "Prefer not to say", multiple choice, a conditional rating scale (asked
+    after "Yes"), check-all with a refusal, a number, and a number with a refusal; each at
+    epsilon 0.4."""
+    survey = Survey.objects.create(owner=owner, title="Every kind")
+    used = Question.objects.create(survey=survey, order=1, text="Used?", kind="yesno",
+                                   epsilon=0.4, offers_refusal=True)
+    where = Question.objects.create(survey=survey, order=2, text="Where?", kind="categorical",
+                                    epsilon=0.4)
+    often = Question.objects.create(survey=survey, order=3, text="How often?", kind="rating",
+                                    epsilon=0.4, asked_if=used, asked_if_answer=1)
+    which = Question.objects.create(survey=survey, order=4, text="Which?", kind="checkall",
+                                    epsilon=0.4, offers_refusal=True)
+    for question, labels in ((where, ["Home", "Party", "Street"]),
+                             (often, RATING.scale_labels(5, "Rarely", "Daily")),
+                             (which, ["Tea", "Coffee", "Water"])):
+        for i, label in enumerate(labels):
+            Choice.objects.create(question=question, order=i, label=label)
+    days = Question.objects.create(survey=survey, order=5, text="Days?", kind="number",
+                                   epsilon=0.4, number_min=0, number_max=30, number_bins="10")
+    age = Question.objects.create(survey=survey, order=6, text="Age?", kind="number",
+                                  epsilon=0.4, number_min=18, number_max=99,
+                                  number_bins="30, 65", offers_refusal=True)
+    survey_actions.open_survey(survey)
+    simulate_responses(survey, n, {
+        used.pk: [0.4, 0.5, 0.1], where.pk: [0.5, 0.3, 0.2],
+        often.pk: [0.2, 0.2, 0.1, 0.1, 0.1, 0.3], which.pk: [0.5, 0.8, 0.2, 0.1],
+        days.pk: [0.6, 0.4], age.pk: [0.3, 0.4, 0.2, 0.1]}, seed=3)
     return survey
 
 

@@ -304,6 +304,28 @@ class NumberWindow:
             for a, b in itertools.pairwise(bounds)
         ]
 
+    def cell_ranges(self) -> np.ndarray:
+        """(G, 2): for each cell of the grid, the smallest and the largest number (in the
+        question's unit, on the grid of ``decimals`` places) whose window can hold it, NaN
+        for a cell no window holds (a range of fewer steps than starts). A report of cell c
+        is a cell of its respondent's window with probability p; the number at grid index i
+        has a window starting at floor(u) or ceil(u), u = i (K - 1) / m, which holds c when
+        c - w < u < c + 1."""
+        c = np.arange(self.cells, dtype=np.int64)
+        lowest = np.maximum((c - self.width) * self.steps // (self.starts - 1) + 1, 0)
+        highest = np.minimum(-(-(c + 1) * self.steps // (self.starts - 1)) - 1, self.steps)
+        ranges = (np.column_stack([lowest, highest]) + self._low_units) / 10**self.decimals
+        ranges[lowest > highest] = np.nan
+        return ranges
+
+    def cell_labels(self) -> list[str]:
+        """Each grid cell's range (``cell_ranges``) in words: "18 to 30", "7", or "none"."""
+        return [
+            "none" if math.isnan(a) else _format(a, self.decimals) if a == b
+            else f"{_format(a, self.decimals)} to {_format(b, self.decimals)}"
+            for a, b in self.cell_ranges()
+        ]
+
     # Inputs and reports ------------------------------------------------------------------
 
     def index(self, values: Any) -> np.ndarray:

@@ -350,6 +350,10 @@ class QuestionMetadata(TypedDict):
     scores: list[int] | None  # rating scales only: the score of each label, 1..k
     unbiased_values: list[float] | None  # number questions only: each cell's unbiased value
     answered_values: list[float] | None  # number questions only: each cell's answered value
+    # After the report columns, what a number's or a check-all report says, in the question's
+    # terms (surveys.queries.readable): {"name", "description", "value_labels" (or None)}.
+    readable_columns: list[dict[str, Any]]
+    cell_labels: list[str] | None  # number questions only: what each cell stands for
 
 
 class Metadata(TypedDict):

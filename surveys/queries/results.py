@@ -41,6 +41,7 @@ from surveys.models import (
 from surveys.queries import revisions
 from surveys.queries.contracts import Metadata, QuestionResults, SurveyResults
 from surveys.queries.counts import pair_counts
+from surveys.queries.readable import cell_labels, readable
 from surveys.queries.wording import translate
 
 TARGET_MARGIN = 0.05
@@ -648,18 +649,23 @@ def report_rows(survey: Survey, *, wording: bool = True) -> Iterator[list[Any]]:
 
     The first column numbers the rows (1, 2, ...); database ids and dates are left out, as
     they are not needed to estimate. A question a design's draw left out has empty cells.
-    With ``wording``, a last column ``wording`` gives the wording version the respondent's
-    page showed (``Submission.wording``; blank for submissions stored before it was
-    recorded). Submissions stream from the database ``EXPORT_CHUNK`` at a time, so memory
-    stays flat however many there are.
+    With ``wording``, a column ``wording`` gives the wording version the respondent's page
+    showed (``Submission.wording``; blank for submissions stored before it was recorded).
+    Then come the readable columns of number and check-all questions
+    (``surveys.queries.readable``), in the questions' order. Submissions stream from the
+    database ``EXPORT_CHUNK`` at a time, so memory stays flat however many there are.
     """
     header = ["response"]
     widths: dict[str, int] = {}  # question id -> number of columns
+    readables = []
     for position, question in enumerate(survey.ordered_questions(), start=1):
         columns = report_columns(question, position)
         widths[str(question.pk)] = len(columns)
         header += columns
-    yield header + (["wording"] if wording else [])
+        readables.append((str(question.pk), readable(question, position)))
+    yield header + (["wording"] if wording else []) + [
+        column.name for _, found in readables for column in found.columns
+    ]
     submissions = (
         survey.submissions.order_by("pk")
         .values_list("reports", "wording")
@@ -675,6 +681,8 @@ def report_rows(survey: Survey, *, wording: bool = True) -> Iterator[list[Any]]:
                 row += report if width > 1 else [report]
         if wording:
             row.append("" if shown is None else shown)
+        for question, found in readables:
+            row += found.values(reports[question])
         yield row
 
 
@@ -744,6 +752,15 @@ def export_metadata(survey: Survey) -> Metadata:
                                       ("text", "help_text", "labels"), "label_langs")
                 for language, texts in translations.items()
             },
+            "readable_columns": [
+                {"name": column.name, "description": column.label,
+                 "value_labels": column.value_labels}
+                for column in readable(question, position).columns
+            ],
+            "cell_labels": (
+                list(cell_labels(question).values())
+                if isinstance(mechanism, ldp.NumberWindow) else None
+            ),
         })
     return {
         "survey": {

@@ -27,6 +27,7 @@ import pyreadstat
 
 from surveys import ldp
 from surveys.models import Question, Survey
+from surveys.queries.readable import TICKED, cell_labels, readable
 from surveys.queries.results import report_columns, report_rows
 
 STATA_LABEL_LENGTH = 80
@@ -39,16 +40,30 @@ BLOCK = 10_000
 """Rows converted to numbers at a time."""
 
 
+READABLE_NOTE = (
+    "The last variables read the reports in the questions' terms: for a number question q<p>, "
+    "q<p>_low and q<p>_high are the lowest and highest number the reported cell stands for "
+    "(its respondent's window holds the cell with probability p, as below; else the cell "
+    "says nothing), missing for an extra answer; for a check-all question, q<p>_<c> is 1 "
+    "where box c was reported ticked, 0 not ticked, missing where another box was reported."
+)
+
+
 @dataclass(frozen=True)
-class LabelledReports:
-    frame: pd.DataFrame
+class ColumnLabels:
     labels: dict[str, str]
     """Variable labels, by column."""
     short_labels: dict[str, str]
     """The same, short enough for Stata, with the randomization in brief."""
     value_labels: dict[str, dict[int, str]]
     document: list[str]
-    """One line per question: its columns, mechanism, epsilon and probabilities."""
+    """Paragraphs: what every value is, how to read the readable columns, then one per
+    question: its columns, mechanism, epsilon and probabilities."""
+
+
+@dataclass(frozen=True)
+class LabelledReports(ColumnLabels):
+    frame: pd.DataFrame
 
 
 def _randomization(question: Question) -> str:
@@ -73,11 +88,13 @@ def _randomization(question: Question) -> str:
 
 
 def _brief(question: Question) -> str:
-    """The randomization in a few characters, for Stata's short labels: "RR p=0.731 q=0.731"."""
+    """The randomization in a few words, for Stata's short labels: "randomized, p=0.731
+    q=0.731"; a number's "cell, in window p=0.679" (the probability that the report is a
+    cell of the respondent's window)."""
     spec = question.mechanism().spec()
     if "q" not in spec:  # a number question's window
-        return f"{spec['mechanism'].upper()} p={spec['p']:.3f} w={spec['width']}/{spec['cells']}"
-    return f"{spec['mechanism'].upper()} p={spec['p']:.3f} q={spec['q']:.3f}"
+        return f"cell, in window p={spec['p']:.3f}"
+    return f"randomized, p={spec['p']:.3f} q={spec['q']:.3f}"
 
 
 def _lines(paragraph: str) -> list[str]:
@@ -102,38 +119,53 @@ def labelled_reports(survey: Survey) -> LabelledReports:
         blocks.append(np.array([[np.nan if v == "" else v for v in row] for row in block],
                                dtype=float))
     # Whole numbers where every cell has one; a question a design's draw left out for some
-    # respondents has missing values there (system-missing in SPSS, "." in Stata).
+    # respondents, a check-all question's boxes not reported on and a number's range for an
+    # extra answer have missing values there (system-missing in SPSS, "." in Stata).
     frame = pd.DataFrame(np.concatenate(blocks), columns=header)
-    frame = frame.astype({c: np.int64 for c in header if not frame[c].isna().any()})
+    frame = frame.astype({c: np.int64 for c in header
+                          if not frame[c].isna().any() and (frame[c] % 1 == 0).all()})
+    found = column_labels(survey)
+    return LabelledReports(found.labels, found.short_labels, found.value_labels, found.document,
+                           frame)
+
+
+def column_labels(survey: Survey) -> ColumnLabels:
+    """What every column of the reports means (see the module's docstring), without the
+    rows: the README of the downloads reads them too."""
     labels = {"response": "Response number, in the order responses arrived"}
     short_labels = dict(labels)
     value_labels: dict[str, dict[int, str]] = {}
     document = [
         "Every value was randomized in the respondent's browser before it was sent; "
-        "no true answers, IP addresses, devices, dates or times are held here."
+        "no true answers, IP addresses, devices, dates or times are held here.",
+        READABLE_NOTE,
     ]
     for position, question in enumerate(survey.ordered_questions(), start=1):
         columns = report_columns(question, position)
         answers = question.all_labels()
         brief = _brief(question)
-        document.append(f"{', '.join(columns)}: {question.text} [{_randomization(question)}]")
+        added = readable(question, position).columns
+        document.append(f"{', '.join(columns + [c.name for c in added])}: {question.text} "
+                        f"[{_randomization(question)}]")
+        for column in added:
+            labels[column.name] = short_labels[column.name] = f"{column.label}: {question.text}"
+            if column.value_labels:
+                value_labels[column.name] = column.value_labels
         if question.mechanism().encoding == "sampled":
             option, ticked = columns
             labels[option] = f"{question.text}: option asked about (picked at random)"
-            short_labels[option] = f"{brief} option: {question.text}"
+            short_labels[option] = f"option asked about, random: {question.text}"
             value_labels[option] = dict(enumerate(answers))
             labels[ticked] = f"{question.text}: that option ticked (randomized)"
-            short_labels[ticked] = f"{brief} ticked: {question.text}"
-            value_labels[ticked] = {0: "not ticked", 1: "ticked"}
+            short_labels[ticked] = f"its box ticked, {brief}: {question.text}"
+            value_labels[ticked] = TICKED
             continue
         if isinstance(question.mechanism(), ldp.NumberWindow):
             name = columns[0]
-            mechanism = question.mechanism()
-            labels[name] = f"{question.text} (randomized cell; value label: its unbiased value)"
-            short_labels[name] = f"{brief} cell: {question.text}"
-            value_labels[name] = {
-                cell: f"{value:.6g}" for cell, value in enumerate(mechanism.unbiased_values())
-            }
+            labels[name] = (f"{question.text} (randomized cell of the mechanism's grid; value "
+                            f"label: the numbers it stands for, also in {name}_low, {name}_high)")
+            short_labels[name] = f"{brief}: {question.text}"
+            value_labels[name] = cell_labels(question)
             continue
         if len(columns) == 1:
             name = columns[0]
@@ -143,9 +175,9 @@ def labelled_reports(survey: Survey) -> LabelledReports:
             continue
         for index, (name, answer) in enumerate(zip(columns, answers, strict=True)):
             labels[name] = f"{question.text}: {answer} (randomized bit)"
-            short_labels[name] = f"{brief} bit {index}: {answer}: {question.text}"
-            value_labels[name] = {0: "0", 1: "1"}
-    return LabelledReports(frame, labels, short_labels, value_labels, document)
+            short_labels[name] = f"bit {index} {answer}, {brief}: {question.text}"
+            value_labels[name] = {0: "0", 1: "1 (supports this answer)"}
+    return ColumnLabels(labels, short_labels, value_labels, document)
 
 
 def write(survey: Survey, kind: str) -> Any:

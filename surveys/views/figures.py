@@ -2,12 +2,17 @@
 breakdown, regression and answers by wording, each with its query checked (a draft, or a
 query that cannot be answered, is ``Refused`` in words and computes nothing), and the files
 the results page exports that no query makes (the scripts that redo the estimates, the
-estimation library, the labelled SPSS and Stata files)."""
+estimation library, the labelled SPSS and Stata files, and the zipped downloads, each with
+its README.txt)."""
 
 from __future__ import annotations
 
+import csv
 import io
+import json
+import tempfile
 import zipfile
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +23,7 @@ from django.utils.translation import gettext_lazy
 from surveys import ldp
 from surveys.forms import BreakdownForm, RegressionForm
 from surveys.models import Question, Survey
-from surveys.queries import breakdowns, by_wording, regression, stats_files
+from surveys.queries import breakdowns, by_wording, codebook, regression, results, stats_files
 from surveys.queries.contracts import RegressionResults
 from surveys.views.access import get_survey
 from surveys.views.common import Refused, csv_response, refuse_unless_answerable
@@ -149,26 +154,87 @@ LIBRARY = Path(ldp.__file__).parent
 """The estimation library, pure numpy and scipy, handed out as ldp.zip."""
 
 
-def redo_script(survey: Survey, extension: str) -> HttpResponse:
-    """The script (``REDO_SCRIPTS``) that redoes ``survey``'s estimates from its exports."""
-    path, prefix, content_type = REDO_SCRIPTS[extension]
-    script = path.read_text(encoding="utf-8").replace(
+def _script(survey: Survey, extension: str) -> str:
+    """The text of the script (``REDO_SCRIPTS``) that redoes ``survey``'s estimates."""
+    path, prefix, _ = REDO_SCRIPTS[extension]
+    return path.read_text(encoding="utf-8").replace(
         prefix.format(0), prefix.format(survey.pk), 1
     ).replace("survey-N", f"survey-{survey.pk}")
+
+
+def redo_script(survey: Survey, extension: str) -> HttpResponse:
+    """The script (``REDO_SCRIPTS``) that redoes ``survey``'s estimates from its exports."""
     filename = f"survey-{survey.pk}-estimates.{extension}"
     return HttpResponse(
-        script, content_type=f"{content_type}; charset=utf-8",
+        _script(survey, extension), content_type=f"{REDO_SCRIPTS[extension][2]}; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="{filename}"'},
     )
+
+
+def _add_library(archive: zipfile.ZipFile) -> None:
+    for path in sorted(LIBRARY.glob("*.py")):
+        archive.write(path, f"ldp/{path.name}")
 
 
 def library_zip() -> HttpResponse:
     """ldp.zip: the folder of the estimation library, for the Python script."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(LIBRARY.glob("*.py")):
-            archive.write(path, f"ldp/{path.name}")
+        _add_library(archive)
     return HttpResponse(
         buffer.getvalue(), content_type="application/zip",
         headers={"Content-Disposition": 'attachment; filename="ldp.zip"'},
     )
+
+
+BUNDLES = {
+    "reports-csv": ["reports.csv", "metadata.json"],
+    "reports-sav": ["reports.sav"],
+    "reports-dta": ["reports.dta"],
+    "estimates": ["estimates.csv"],
+    "everything": ["reports.csv", "metadata.json", "reports.sav", "reports.dta",
+                   "estimates.csv", "estimates.py", "estimates.R", "ldp"],
+}
+"""The zipped downloads of the results page, by name: their files (``codebook.FILES``), each
+zipped with README.txt, which says what each file and column means. The single files stay
+at their own addresses for scripts and the API."""
+
+
+def _add_csv(archive: zipfile.ZipFile, name: str, rows: Iterable[Sequence[Any]]) -> None:
+    """A CSV written straight into the archive, row by row: memory stays flat."""
+    with archive.open(name, "w") as raw, io.TextIOWrapper(raw, "utf-8", newline="") as text:
+        csv.writer(text).writerows(rows)
+
+
+def _add(archive: zipfile.ZipFile, survey: Survey, name: str) -> None:
+    """The file ``name`` of ``BUNDLES`` into the archive, named as its own download is."""
+    path = f"survey-{survey.pk}-{name}"
+    if name == "reports.csv":
+        _add_csv(archive, path, results.report_rows(survey))
+    elif name == "estimates.csv":
+        _add_csv(archive, path, results.estimate_rows(results.survey_results(survey)))
+    elif name == "metadata.json":
+        metadata = results.export_metadata(survey)
+        archive.writestr(path, json.dumps(metadata, indent=2, ensure_ascii=False))
+    elif name in ("reports.sav", "reports.dta"):
+        with stats_files.write(survey, name.split(".")[1]) as written:
+            archive.write(written.name, path)
+    elif name == "ldp":
+        _add_library(archive)
+    else:
+        archive.writestr(path, _script(survey, name.split(".")[1]))
+
+
+def bundle(survey: Survey, name: str) -> FileResponse:
+    """The zipped download ``name`` of ``BUNDLES`` (404 for another name), built in a
+    temporary file."""
+    if name not in BUNDLES:
+        raise Http404("There is no such download.")
+    target = tempfile.TemporaryFile()  # noqa: SIM115 (the response closes it)
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("README.txt", codebook.readme(survey, BUNDLES[name]))
+        for file in BUNDLES[name]:
+            _add(archive, survey, file)
+    target.seek(0)
+    return FileResponse(target, as_attachment=True, filename=f"survey-{survey.pk}-{name}.zip",
+                        content_type="application/zip")

@@ -38,7 +38,7 @@ from surveys.queries import results
 from surveys.queries.contracts import SurveyResults
 from surveys.views.access import get_survey, token_or_login_required
 from surveys.views.common import after_response, csv_response
-from surveys.views.figures import STATS_FILES, library_zip, redo_script, stats_file
+from surveys.views.figures import STATS_FILES, bundle, library_zip, redo_script, stats_file
 
 
 @require_safe
@@ -115,6 +115,13 @@ def export_reports_file(request: HttpRequest, pk: int, extension: str) -> FileRe
     if extension not in STATS_FILES:
         raise Http404
     return stats_file(get_survey(request, pk, "view", staff_may_view=True), extension)
+
+
+@require_safe
+@token_or_login_required
+def export_bundle(request: HttpRequest, pk: int, name: str) -> FileResponse:
+    """A zipped download of the results page, with its README.txt (``figures.BUNDLES``)."""
+    return bundle(get_survey(request, pk, "view", staff_may_view=True), name)
 
 
 @require_safe

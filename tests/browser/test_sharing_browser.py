@@ -70,7 +70,7 @@ def test_the_owner_shares_with_a_viewer_who_reads_the_results_but_cannot_edit(
         row.get_by_role("link", name="Results").click()
         viewer.wait_for_url(f"**{reverse('survey-results', args=[survey.pk])}")
         assert "1 response" in viewer.inner_text("#results-summary")
-        assert viewer.get_by_role("link", name="Randomized reports (CSV)").is_visible()
+        assert viewer.get_by_role("link", name="Randomized reports (CSV, zip)").is_visible()
         for name in ("Edit", "Close", "Delete", "Sharing"):
             assert viewer.get_by_role("link", name=name).count() == 0, name
         viewer.get_by_role("link", name=survey.title).click()  # the breadcrumb

@@ -245,7 +245,8 @@ def test_exports_carry_the_reports_their_labels_and_the_estimates(client, resear
     answer(survey, 30)
     client.force_login(researcher)
     reports = csv_rows(client.get(reverse("export-reports-csv", args=[survey.pk])))
-    assert list(reports[0]) == ["response", "q1", "q2_option", "q2_ticked", "wording"]
+    assert list(reports[0]) == ["response", "q1", "q2_option", "q2_ticked", "wording",
+                                *(f"q2_{c}" for c in range(len(OPTIONS)))]
     stored = [s.reports for s in Submission.objects.order_by("pk")]
     checkall = survey.ordered_questions()[1]
     assert [[int(r["q2_option"]), int(r["q2_ticked"])] for r in reports] == [

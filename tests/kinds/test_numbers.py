@@ -289,7 +289,7 @@ def test_exports_carry_the_reports_their_labels_and_the_unbiased_values(client, 
     answer(survey, 40)
     client.force_login(researcher)
     reports = csv_rows(client.get(reverse("export-reports-csv", args=[survey.pk])))
-    assert list(reports[0]) == ["response", "q1", "q2", "wording"]
+    assert list(reports[0]) == ["response", "q1", "q2", "wording", "q2_low", "q2_high"]
     number = survey.ordered_questions()[1]
     assert [int(r["q2"]) for r in reports] == [s[str(number.pk)] for s in stored_reports(survey)]
     metadata = export_metadata(survey)["questions"][1]
@@ -300,7 +300,9 @@ def test_exports_carry_the_reports_their_labels_and_the_unbiased_values(client, 
     assert values[cells].mean() == pytest.approx(mean["unbiased"])  # the mean, redone
     table = labelled_reports(survey)
     assert table.labels["q2"].startswith(QUESTION["text"])
-    assert table.value_labels["q2"][0] == f"{values[0]:.6g}"
+    ranges = number.mechanism().cell_ranges()
+    assert [[float(r["q2_low"]), float(r["q2_high"])] for r in reports] == ranges[cells].tolist()
+    assert table.value_labels["q2"][0] == number.mechanism().cell_labels()[0]
     for kind in ("sav", "dta"):
         with write(survey, kind) as written:
             assert len(written.read()) > 0

@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from surveys.queries.stats_files import STATA_LABEL_LENGTH
-from tests.helpers import questions, submit, survey_of_every_encoding
+from tests.helpers import questions, submit, survey_of_every_encoding, survey_of_every_kind
 
 pytestmark = pytest.mark.django_db
 
@@ -127,3 +127,46 @@ def test_r_reads_both_files_with_their_labels(client, researcher, answered, tmp_
         assert (name, int(n), int(q3_total)) == (str(path), 40, total)
         assert yes_no.text in q1_label
         assert labels.strip() == "Red 0,Green 1,Blue 2"
+
+
+@pytest.mark.parametrize("extension", EXTENSIONS)
+def test_every_kind_opens_in_pandas_labelled_with_numbers_as_ranges(
+    client, researcher, extension, tmp_path
+):
+    """A survey with every kind and path of question: pyreadstat finds a label on every
+    variable, value labels on every one whose values stand for answers (all but the response
+    number and a number's range), a number's report as the range its cell stands for, and
+    each check-all report as one box's tick."""
+    survey = survey_of_every_kind(researcher, 60)
+    client.force_login(researcher)
+    path = tmp_path / f"reports.{extension}"
+    download(client, survey, extension, path)
+    read = pyreadstat.read_sav if extension == "sav" else pyreadstat.read_dta
+    frame, meta = read(str(path))
+    assert len(frame) == 60
+    assert all(meta.column_names_to_labels[name] for name in frame.columns)
+    values = {"response", "q5_low", "q5_high", "q6_low", "q6_high"}
+    assert set(meta.variable_value_labels) == set(frame.columns) - values
+    for name, labels in meta.variable_value_labels.items():  # every value is named
+        assert set(frame[name].dropna().astype(int)) <= set(labels), name
+    assert meta.variable_value_labels["q1"] == {0: "No", 1: "Yes", 2: "No answer"}
+    assert meta.variable_value_labels["q3"][5] == "Not asked"
+    days, age = (q.mechanism() for q in questions(survey)[4:])
+    labelled = frame.copy()
+    for name in ("q5", "q6"):
+        labelled[name] = frame[name].map(meta.variable_value_labels[name])
+    for number, mechanism in (("q5", days), ("q6", age)):
+        grid = frame[number] < mechanism.cells
+        assert grid.any() and (~grid).any() == (number == "q6")
+        low, high = frame[f"{number}_low"][grid], frame[f"{number}_high"][grid]
+        assert (mechanism.low <= low).all() and (low <= high).all()
+        assert (high <= mechanism.high).all()
+        assert labelled[number][grid].tolist() == [
+            f"{a:.0f}" if a == b else f"{a:.0f} to {b:.0f}" for a, b in zip(low, high,
+                                                                           strict=True)]
+        assert frame.loc[~grid, [f"{number}_low", f"{number}_high"]].isna().all(axis=None)
+    assert set(labelled["q6"][frame["q6"] >= age.cells]) == {"No answer"}
+    boxes = frame[[f"q4_{c}" for c in range(4)]]
+    assert (boxes.notna().sum(axis=1) == 1).all()
+    reported = boxes.to_numpy()[range(60), frame["q4_option"].astype(int)]
+    assert reported.tolist() == frame["q4_ticked"].tolist()
