@@ -17,28 +17,33 @@
 #     Rscript survey-N-estimates.R
 #
 # It prints every question's estimates and writes survey-N-estimates-redone-R.csv: one row
-# per answer with the same numbers as the results page and its estimates file (estimate,
-# the 95% interval ci_low to ci_high, the unbiased estimate and its standard error), and
-# for a rating scale the mean score, for a check-all question the mean number of options
-# ticked and for a number question the mean number, each with its 95% interval (where the
-# question has extra answers, "No answer" or "Not asked", the mean among those who answered,
-# as the results page shows it). Its columns are those of the Python script that the results
-# page also offers. For the questions with extra answers it also writes
-# survey-N-among-answered-redone-R.csv: each answer's share among those who answered, with its
-# 95% interval, and the share who answered. docs/ldp.md in the site's source says how each
-# number is made; the functions below follow it step by step.
+# per answer with every figure of the results page and its estimates file, under the
+# estimates file's column names (FIGURES below; the Python script that the results page also
+# offers writes the same): the answer's share with its 95% interval and the other
+# estimates; the mean score of a rating scale, the mean number of options ticked of a
+# check-all question and the mean of a number question, with their 95% intervals; for a
+# question some did not answer ("No answer", "Not asked"), the share who answered and each
+# answer's share among them (for a question asked only under some answer of another, from
+# the two questions' reports together, as the results page does); for a validation anchor,
+# its test. docs/ldp.md in the site's source says how each number is made; the functions
+# below follow it step by step.
 
 library(jsonlite)
 
 PREFIX <- "survey-0"  # the names of this survey's files (set in the copy the page hands out)
 
-COLUMNS <- c("question", "question_text", "answer_index", "answer", "n", "estimate",
-             "ci_low", "ci_high", "unbiased", "std_error", "mean", "mean_ci_low",
-             "mean_ci_high")
-AMONG_COLUMNS <- c("question", "question_text", "answer_index", "answer", "n", "answered",
-                   "estimate", "ci_low", "ci_high")
-FIGURES <- c("answered", "estimate", "ci_low", "ci_high", "unbiased", "std_error", "mean",
-             "mean_ci_low", "mean_ci_high")
+# Every figure of an answer's row, named as in the results page's estimates file (and as the
+# Python script the page also offers writes them): the answer's share (headline, 95%
+# interval, unbiased with its standard error and Wald interval, maximum likelihood,
+# Norm-Sub), the question's mean with its interval, unclipped value and standard error, the
+# share who answered, the answer's share among them with its interval, and a validation
+# anchor's test with the share of careless respondents.
+FIGURES <- c("estimate", "ci_low", "ci_high", "unbiased", "std_error", "unbiased_ci_low",
+             "unbiased_ci_high", "mle", "consistent", "mean", "mean_ci_low", "mean_ci_high",
+             "mean_unbiased", "mean_std_error", "answered", "among_estimate", "among_ci_low",
+             "among_ci_high", "anchor_p_value", "careless", "careless_ci_low",
+             "careless_ci_high")
+COLUMNS <- c("question", "question_text", "answer_index", "answer", "n", FIGURES)
 
 CONFIDENCE <- 0.95
 ALPHA <- 1 - CONFIDENCE
@@ -312,15 +317,27 @@ intervals <- function(m, counts, n, alpha = ALPHA) {
   list(low = low, high = high)
 }
 
+# Norm-Sub: the nearest shares to v that are not negative and add up to 1.
+project_simplex <- function(v) {
+  u <- sort(v, decreasing = TRUE)
+  cumulative <- cumsum(u) - 1
+  rho <- max(which(u - cumulative / seq_along(u) > 0))
+  pmax(v - cumulative[rho] / rho, 0)
+}
+
 # Everything the results page shows for one answer of each category.
 estimate <- function(m, counts, n) {
-  headline <- headline_shares(m, counts, n, mle(m, counts, n))
+  fitted <- mle(m, counts, n)
+  headline <- headline_shares(m, counts, n, fitted)
   found <- intervals(m, counts, n)
+  f <- unbiased(m, counts, n)
   list(headline = headline,
        ci_low = pmin(found$low, headline),  # the interval always holds the headline
        ci_high = pmax(found$high, headline),
-       unbiased = unbiased(m, counts, n),
-       std_error = std_errors(m, counts, n))
+       unbiased = f,
+       std_error = std_errors(m, counts, n),
+       mle = fitted,
+       consistent = project_simplex(f))
 }
 
 
@@ -348,7 +365,7 @@ mean_score <- function(m, counts, n) {
   std_error <- sqrt(variance / n)
   half <- if (n > 1) qt(1 - ALPHA / 2, n - 1) * std_error else Inf
   list(estimate = clip(value, 1, k), ci_low = clip(value - half, 1, k),
-       ci_high = clip(value + half, 1, k))
+       ci_high = clip(value + half, 1, k), unbiased = value, std_error = std_error)
 }
 
 
@@ -443,6 +460,17 @@ widen <- function(interval, headline) {  # the interval, widened to hold the hea
   c(min(interval[1], headline), max(interval[2], headline))
 }
 
+# A mean among those who answered, on its range from `start` over `span`, from the ratio's
+# headline and interval on [0, 1], and the ratio of the unbiased estimates with the delta
+# method's standard error sqrt(V(ratio) / n) / D.
+ratio_mean <- function(span, start, headline, interval, numerator, total, variance, n) {
+  ratio <- if (total > 0) numerator / total else NaN
+  at_ratio <- sum(variance[1:3] * c(1, ratio, ratio * ratio))
+  list(estimate = start + span * headline, ci_low = start + span * interval[1],
+       ci_high = start + span * interval[2], unbiased = start + span * ratio,
+       std_error = if (total > 0) span * sqrt(max(at_ratio, 0) / n) / total else NaN)
+}
+
 # The shares of the first `answers` answers among those who gave one of them, and with
 # `scored` their mean score (points 1..answers).
 among_answered <- function(m, counts, n, answers, scored) {
@@ -495,12 +523,164 @@ among_answered <- function(m, counts, n, answers, scored) {
     variance <- c(covariance(u_a, u_a), -2 * covariance(u_a, u_d), covariance(u_d, u_d), 0)
     headline <- if (answered > 0) sum(points * fitted) / answered else NaN
     interval <- widen(score_interval(sum(points * f), total, variance, n, z), headline)
-    span <- answers - 1
-    result$mean <- list(estimate = 1 + span * headline, ci_low = 1 + span * interval[1],
-                        ci_high = 1 + span * interval[2])
+    result$mean <- ratio_mean(answers - 1, 1, headline, interval, sum(points * f), total,
+                              variance, n)
   }
   result
 }
+
+# ---- A conditional question: shares among those asked, with the question it depends on -------
+#
+# A follow-up asked only under some answers of its parent has "Not asked" as its last answer,
+# given exactly when the parent's true answer is not one of them: the true joint table of the
+# two questions is 0 in the other cells. Where both are randomized as one answer per report,
+# the shares among those asked come from that table, fitted to the pairs of reports by EM
+# (accelerated by SQUAREM) on the allowed cells; the intervals are Fieller's, from the
+# linear unbiased estimate A p (p: the pairs' shares) with the variance at each candidate
+# share, as for one question's reports above.
+
+fit_joint <- function(S_a, S_b, joint, allowed, start) {
+  total <- sum(joint)
+  em <- function(pi) {  # the EM step from pi, the gap bound at pi, and P at pi
+    fitted <- S_a %*% pi %*% t(S_b)
+    gradient <- t(S_a) %*% (joint / fitted) %*% S_b
+    list(step = pi * gradient / total, gap = max(gradient[allowed]) - total, fitted = fitted)
+  }
+  log_likelihood <- function(fitted) sum(joint * log(fitted))
+  start[!allowed] <- 0
+  start <- if (sum(start) > 0) start / sum(start) else allowed / sum(allowed)
+  pi <- ifelse(allowed, 0.9 * start + 0.1 / sum(allowed), 0)
+  for (round in 1:2000) {
+    first <- em(pi)
+    if (first$gap <= 0.01) break  # the log-likelihood is within 0.01 of its maximum
+    second <- em(first$step)$step
+    r <- first$step - pi
+    v <- second - 2 * first$step + pi
+    norm_v <- sqrt(sum(v * v))
+    step <- if (norm_v > 0) min(-sqrt(sum(r * r)) / norm_v, -1) else -1
+    candidate <- pi - 2 * step * r + step * step * v
+    while (step < -1 && !all(candidate[allowed] > 0)) {
+      step <- if (step < -1.02) (step - 1) / 2 else -1
+      candidate <- pi - 2 * step * r + step * step * v
+    }
+    if (step < -1) {
+      stabilised <- em(candidate)
+      if (log_likelihood(stabilised$fitted) >= log_likelihood(first$fitted)) {
+        pi <- stabilised$step
+        next
+      }
+    }
+    pi <- second
+  }
+  pi / sum(pi)
+}
+
+# Ratios (numerators . pi) / (denominator . pi) with Fieller's intervals from the unbiased
+# shares and each row's variance, headlines from the fitted ones; with `scored`, the last
+# row is the mean score's (on [0, 1]), given back on 1..answers.
+fieller_ratios <- function(numerators, denominator, unbiased, fitted, variance, n, z, scored) {
+  total <- sum(denominator * unbiased)
+  answered <- sum(denominator * fitted)
+  rows <- nrow(numerators)
+  estimate <- low <- high <- numeric(rows)
+  for (j in seq_len(rows)) {
+    headline <- if (answered > 0) sum(numerators[j, ] * fitted) / answered else NaN
+    interval <- widen(score_interval(sum(numerators[j, ] * unbiased), total, variance[j, ], n,
+                                     z), headline)
+    estimate[j] <- headline; low[j] <- interval[1]; high[j] <- interval[2]
+  }
+  shares <- if (scored) seq_len(rows - 1) else seq_len(rows)
+  result <- list(answered = answered, estimate = estimate[shares], ci_low = low[shares],
+                 ci_high = high[shares])
+  if (scored) {
+    result$mean <- ratio_mean(rows - 2, 1, estimate[rows], c(low[rows], high[rows]),
+                              sum(numerators[rows, ] * unbiased), total, variance[rows, ], n)
+  }
+  result
+}
+
+among_asked <- function(parent, child, parent_reports, child_reports, condition, answers,
+                        scored) {
+  k_a <- parent$k; k_b <- child$k
+  n <- length(child_reports)
+  joint <- matrix(tabulate(parent_reports * k_b + child_reports + 1, k_a * k_b), k_a, k_b,
+                  byrow = TRUE)
+  S_a <- support_matrix(parent); S_b <- support_matrix(child)
+  asked <- (seq_len(k_a) - 1) %in% condition
+  shown <- seq_len(k_b) < k_b
+  allowed <- outer(asked, shown, "&") | outer(!asked, !shown, "&")
+  start <- outer(project_simplex(unbiased(parent, rowSums(joint), n)),
+                 project_simplex(unbiased(child, colSums(joint), n)))
+  pi <- fit_joint(S_a, S_b, joint, allowed, start)
+  cells <- which(as.vector(t(allowed)))  # the allowed cells, row by row
+  fitted <- as.vector(t(pi))[cells]
+  M <- kronecker(S_a, S_b)[, cells, drop = FALSE]  # P(pair of reports | allowed cell)
+  law <- as.vector(M %*% fitted)
+  weighted <- M / law
+  linear <- solve(t(M) %*% weighted, t(weighted))  # A: unbiased, A M = I
+  unbiased_cells <- as.vector(linear %*% (as.vector(t(joint)) / n))
+  parents <- (cells - 1) %/% k_b
+  columns <- (cells - 1) %% k_b
+  own <- parents %in% condition & columns < answers
+  numerators <- t(sapply(seq_len(answers) - 1, function(j) as.numeric(own & columns == j)))
+  smoothed <- 0.99 * fitted + 0.01 / length(cells)
+  trials <- c(0, 1 / 3, 2 / 3, 1)
+  # V(t) when answer j's share among those who answered is t: its cells hold t D, the other
+  # own answers' (1 - t) D in their proportions, the rest stays; a cubic read off at 4 points.
+  candidate_variance <- function(numerator) {
+    mine <- numerator > 0
+    others <- own & !mine
+    answered <- sum(smoothed[own])
+    values <- sapply(trials, function(t) {
+      shares <- ifelse(own, 0, smoothed)
+      if (any(others)) {
+        shares[others] <- smoothed[others] * (1 - t) * answered / sum(smoothed[others])
+      }
+      shares[mine] <- smoothed[mine] * t * answered / sum(smoothed[mine])
+      per_report <- as.vector((numerator - t * own) %*% linear)
+      sum(as.vector(M %*% shares) * per_report^2)
+    })
+    solve(outer(trials, 0:3, `^`), values)
+  }
+  variance <- t(apply(numerators, 1, candidate_variance))
+  if (scored) {  # the mean score: the plug-in variance at the fitted table
+    points <- ifelse(own, columns / max(answers - 1, 1), 0)
+    u_a <- as.vector(points %*% linear); u_d <- as.vector(own %*% linear)
+    mean_a <- sum(points * fitted); mean_d <- sum(own * fitted)
+    covariance <- function(x, mean_x, y, mean_y) sum(law * x * y) - mean_x * mean_y
+    numerators <- rbind(numerators, points)
+    variance <- rbind(variance, c(covariance(u_a, mean_a, u_a, mean_a),
+                                  -2 * covariance(u_a, mean_a, u_d, mean_d),
+                                  covariance(u_d, mean_d, u_d, mean_d), 0))
+  }
+  fieller_ratios(numerators, as.numeric(own), unbiased_cells, fitted, variance, n,
+                 qnorm(1 - ALPHA / 2), scored)
+}
+
+
+# ---- Validation anchors -----------------------------------------------------------------------
+#
+# The reports supporting the anchored answer are Binomial(n, b + (a - b) known): the exact
+# two-sided test of their count. A share c of careless respondents answering at random would
+# move the answer's share to (1 - c) known + c / k: c from the unbiased share, bounded by its
+# interval.
+
+anchor_check <- function(m, found, counts, n, answer, known) {
+  S <- support_matrix(m)
+  c <- answer + 1
+  own <- S[c, c]; other <- S[c, c %% m$k + 1]
+  p_value <- binom.test(counts[c], n, other + (own - other) * known)$p.value
+  even <- 1 / m$k
+  if (abs(known - even) <= 1e-9 * max(abs(known), abs(even))) {
+    return(list(p_value = p_value, careless = NaN, low = NaN, high = NaN))
+  }
+  ends <- clip((c(found$unbiased[c], found$ci_low[c], found$ci_high[c]) - known) /
+                 (even - known), 0, 1)
+  bounds <- sort(ends[2:3])
+  list(p_value = p_value, careless = min(max(ends[1], bounds[1]), bounds[2]),
+       low = bounds[1], high = bounds[2])
+}
+
 
 # ---- Check all that apply ---------------------------------------------------------------------
 #
@@ -525,10 +705,12 @@ checkall_estimate <- function(spec, option, ticked, n) {
     }
     for (key in names(shares)) shares[[key]][j] <- one[[key]]
   }
+  shares$mle <- shares$consistent <- shares$headline  # each option's own share
   ones <- sum(ticked)
   all <- estimate(box, c(n - ones, ones), n)
   shares$mean <- list(estimate = k * all$headline[2], ci_low = k * all$ci_low[2],
-                      ci_high = k * all$ci_high[2])
+                      ci_high = k * all$ci_high[2], unbiased = k * all$unbiased[2],
+                      std_error = k * all$std_error[2])
   shares
 }
 
@@ -564,7 +746,7 @@ checkall_among <- function(spec, option, ticked, n, options) {
   estimate <- low <- high <- numeric(options + 1)
   for (j in seq_len(options + 1)) {
     variance <- c(per_report[j] * a * (1 - a), per_report[j] * b * c,
-                  d_variance - per_report[j] * b * b, 0)
+                  d_variance - per_report[j] * b * b, 0)  # the last one's is the mean's
     half <- 0.5 / (max(n_a[j], 1) * c)  # Yates' correction: half a report further out
     interval <- if (n_a[j] == 0) c(0, 1)
                 else c(score_interval(f_a[j] - half, total, variance, n, z)[1],
@@ -576,9 +758,9 @@ checkall_among <- function(spec, option, ticked, n, options) {
   }
   last <- options + 1
   list(answered = if (known_e) fitted else NaN, estimate = estimate[own], ci_low = low[own],
-       ci_high = high[own], mean = list(estimate = options * estimate[last],
-                                        ci_low = options * low[last],
-                                        ci_high = options * high[last]))
+       ci_high = high[own],
+       mean = ratio_mean(options, 0, estimate[last], c(low[last], high[last]), f_a[last],
+                         total, variance, n))
 }
 
 # ---- Numbers ----------------------------------------------------------------------------------
@@ -597,7 +779,8 @@ number_mean <- function(spec, values, cells, n) {
   half <- if (n > 1) qt(1 - ALPHA / 2, n - 1) * std_error else Inf
   list(estimate = clip(average, spec$low, spec$high),
        ci_low = clip(average - half, spec$low, spec$high),
-       ci_high = clip(average + half, spec$low, spec$high))
+       ci_high = clip(average + half, spec$low, spec$high), unbiased = average,
+       std_error = std_error)
 }
 
 # With extra answers, the mean among those who gave a number: the metadata's answered_values
@@ -607,17 +790,16 @@ number_mean_among <- function(spec, values, answered_values, cells, n) {
   span <- spec$high - spec$low
   a <- answered_values[cells + 1]
   v <- (values[cells + 1] - spec$low * a) / span  # positions on the range, 0 to 1
-  if (n < 2) return(list(estimate = NaN, ci_low = spec$low, ci_high = spec$high))
+  if (n < 2) return(list(estimate = NaN, ci_low = spec$low, ci_high = spec$high,
+                         unbiased = NaN, std_error = NaN))
   average <- mean(v)
   share <- mean(a)
   covariance <- function(x, y) sum((x - mean(x)) * (y - mean(y))) / (n - 1)
   variance <- c(covariance(v, v), -2 * covariance(v, a), covariance(a, a), 0)
-  ratio <- if (share > 0) average / share else NaN
-  headline <- clip(ratio, 0, 1)
+  headline <- clip(if (share > 0) average / share else NaN, 0, 1)
   interval <- widen(score_interval(average, share, variance, n, qt(1 - ALPHA / 2, n - 1)),
                     headline)
-  list(estimate = spec$low + span * headline, ci_low = spec$low + span * interval[1],
-       ci_high = spec$low + span * interval[2])
+  ratio_mean(span, spec$low, headline, interval, average, share, variance, n)
 }
 
 number_bins <- function(spec, cells, n) {
@@ -679,13 +861,15 @@ redo <- function(prefix) {
   metadata <- fromJSON(paste0(prefix, "-metadata.json"), simplifyVector = FALSE)
   reports <- read.csv(paste0(prefix, "-reports.csv"), check.names = FALSE,
                       colClasses = "character", encoding = "UTF-8")
+  by_position <- list()
+  for (question in metadata$questions) by_position[[question$position]] <- question
   rows <- list()
-  among_rows <- list()
   for (question in metadata$questions) {
     spec <- question$mechanism
     columns <- unlist(question$columns)
     labels <- unlist(question$labels)
     extras <- question$extra_answers
+    answers <- length(labels) - extras  # its own answers (a number's bins), then the extras
     # The respondents asked it: in a survey that asks each a random few, the others' cells
     # are empty (not drawn).
     asked <- reports[[columns[1]]] != ""
@@ -697,21 +881,20 @@ redo <- function(prefix) {
     values <- lapply(columns, function(column) as.integer(reports[[column]][asked]))
     mean <- NULL
     among <- NULL
+    anchor <- NULL
+    scored <- !is.null(question$scores)  # a rating scale: points 1..answers
     if (question$encoding == "sampled") {  # check all that apply
       found <- checkall_estimate(spec, values[[1]], values[[2]], n)
       mean <- found$mean
       if (extras > 0) {
-        among <- checkall_among(spec, values[[1]], values[[2]], n, spec$k - extras)
+        among <- checkall_among(spec, values[[1]], values[[2]], n, answers)
         mean <- among$mean  # the mean number ticked among those who answered
       }
-    } else if (question$encoding == "number") {  # a number: its mean; labels are its bins
+    } else if (question$encoding == "number") {  # a number: its mean; its bins' shares
       shares <- number_bins(spec, values[[1]], n)
-      # The metadata labels a number's bins only; its extra answers' shares follow them.
-      conditional <- !is.null(question$asked_if)
-      labels <- c(labels, c("No answer", "Not asked")[c(extras > conditional, conditional)])
       none <- rep(NA, length(shares))
       found <- list(headline = shares, ci_low = none, ci_high = none, unbiased = shares,
-                    std_error = none)
+                    std_error = none, mle = shares, consistent = shares)
       unbiased_values <- unlist(question$unbiased_values)
       mean <- if (extras == 0) number_mean(spec, unbiased_values, values[[1]], n)
               else number_mean_among(spec, unbiased_values, unlist(question$answered_values),
@@ -720,25 +903,54 @@ redo <- function(prefix) {
       m <- randomization(spec)
       counts <- if (m$unary) sapply(values, sum) else tabulate(values[[1]] + 1, m$k)
       found <- estimate(m, counts, n)
-      scored <- !is.null(question$scores)  # a rating scale: points 1..k
-      if (extras > 0) {
-        among <- among_answered(m, counts, n, m$k - extras, scored)
+      parent <- if (is.null(question$asked_if)) NULL
+                else by_position[[question$asked_if$position]]
+      if (extras > 0 && !is.null(parent) && !m$unary &&
+          parent$encoding %in% c("bit", "index")) {
+        # Asked under the answer of a question randomized as one answer per report too:
+        # jointly with it, from the respondents asked both.
+        both <- asked & reports[[parent$columns[[1]]]] != ""
+        among <- among_asked(randomization(parent$mechanism), m,
+                             as.integer(reports[[parent$columns[[1]]]][both]),
+                             as.integer(reports[[columns[1]]][both]),
+                             question$asked_if$answer, answers, scored)
+        mean <- among$mean
+      } else if (extras > 0) {
+        among <- among_answered(m, counts, n, answers, scored)
         mean <- among$mean  # the mean score among those who answered
       } else if (scored) {
         mean <- mean_score(m, counts, n)
       }
+      if (!is.null(question$anchor)) {
+        anchor <- anchor_check(m, found, counts, n, question$anchor$answer,
+                               question$anchor$known)
+      }
     }
+    # The share who answered that the page states: one less the extra answers' shares.
+    answered <- if (extras > 0) 1 - sum(found$headline[-seq_len(answers)]) else NA
+    half <- qnorm(1 - ALPHA / 2) * found$std_error
+    wald_low <- clip(found$unbiased - half, 0, 1)
+    wald_high <- clip(found$unbiased + half, 0, 1)
+    pick <- function(x, key) if (is.null(x)) NA else x[[key]]
     cat(sprintf("\n%d. %s (n = %d)\n", question$position, question$text, n))
     for (index in seq_along(labels)) {
+      mine <- !is.null(among) && index <= answers
       rows[[length(rows) + 1]] <- data.frame(
         question = question$position, question_text = question$text,
         answer_index = index - 1, answer = labels[index], n = n,
         estimate = found$headline[index], ci_low = found$ci_low[index],
         ci_high = found$ci_high[index], unbiased = found$unbiased[index],
-        std_error = found$std_error[index],
-        mean = if (is.null(mean)) NA else mean$estimate,
-        mean_ci_low = if (is.null(mean)) NA else mean$ci_low,
-        mean_ci_high = if (is.null(mean)) NA else mean$ci_high,
+        std_error = found$std_error[index], unbiased_ci_low = wald_low[index],
+        unbiased_ci_high = wald_high[index], mle = found$mle[index],
+        consistent = found$consistent[index], mean = pick(mean, "estimate"),
+        mean_ci_low = pick(mean, "ci_low"), mean_ci_high = pick(mean, "ci_high"),
+        mean_unbiased = pick(mean, "unbiased"), mean_std_error = pick(mean, "std_error"),
+        answered = answered,
+        among_estimate = if (mine) among$estimate[index] else NA,
+        among_ci_low = if (mine) among$ci_low[index] else NA,
+        among_ci_high = if (mine) among$ci_high[index] else NA,
+        anchor_p_value = pick(anchor, "p_value"), careless = pick(anchor, "careless"),
+        careless_ci_low = pick(anchor, "low"), careless_ci_high = pick(anchor, "high"),
         stringsAsFactors = FALSE)
       if (is.na(found$ci_low[index])) {
         cat(sprintf("  %s: %.1f%%\n", labels[index], 100 * found$headline[index]))
@@ -749,14 +961,8 @@ redo <- function(prefix) {
       }
     }
     if (!is.null(among)) {
-      cat(sprintf("  among those who answered (%.1f%% of all):\n", 100 * among$answered))
+      cat(sprintf("  among those who answered (%.1f%% of all):\n", 100 * answered))
       for (index in seq_along(among$estimate)) {
-        among_rows[[length(among_rows) + 1]] <- data.frame(
-          question = question$position, question_text = question$text,
-          answer_index = index - 1, answer = labels[index], n = n,
-          answered = among$answered, estimate = among$estimate[index],
-          ci_low = among$ci_low[index], ci_high = among$ci_high[index],
-          stringsAsFactors = FALSE)
         cat(sprintf("    %s: %.1f%% (95%% interval %.1f%% to %.1f%%)\n", labels[index],
                     100 * among$estimate[index], 100 * among$ci_low[index],
                     100 * among$ci_high[index]))
@@ -767,11 +973,12 @@ redo <- function(prefix) {
                   if (extras > 0) " among those who answered" else "", mean$estimate,
                   mean$ci_low, mean$ci_high))
     }
+    if (!is.null(anchor)) {
+      cat(sprintf("  validation anchor: p = %.3g, careless share %.1f%%\n", anchor$p_value,
+                  100 * anchor$careless))
+    }
   }
   write_rows(rows, COLUMNS, prefix, "-estimates-redone-R.csv")
-  if (length(among_rows)) {  # only questions with extra answers have these
-    write_rows(among_rows, AMONG_COLUMNS, prefix, "-among-answered-redone-R.csv")
-  }
   invisible(rows)
 }
 

@@ -10,7 +10,8 @@ then intervals and likelihood fitting for several questions, then joint estimati
 among those asked ``asked``), then the kinds of estimate built on them (``numbers``,
 ``checkall``, ``scores``), then regression (``regression``, ``linear``); on top, beside
 the shared test vectors, a survey's design (``designs``: which questions each respondent is
-asked, and the epsilon of everything they send). Importing this
+asked, and the epsilon of everything they send) and every figure of one question's results
+(``figures``: what the results page and the downloadable script both call). Importing this
 package imports every mechanism, so ``from_spec`` knows them all. The browser twin is
 ``static/surveys/ldp.js``; ``python -m surveys.ldp`` writes the shared test vectors
 (``vectors``). Imports inside the package are relative, so the folder can be copied and used
@@ -36,6 +37,16 @@ from .estimation import (
     SMALL_SAMPLE_COUNT,
     Estimate,
     project_simplex,
+)
+from .figures import (
+    AMONG_ASKED,
+    AMONG_OWN,
+    FIGURE_COLUMNS,
+    Anchored,
+    Condition,
+    QuestionFigures,
+    jointly,
+    question_figures,
 )
 from .mechanisms import (
     CATEGORICAL,
@@ -72,4 +83,6 @@ __all__ = [
     "test_vectors", "z_value", "MAX_BOXES", "MAX_OPTIONS", "SampledBoxes", "sampled_boxes",
     "NumberWindow", "number_window", "asked_share", "body_epsilon", "both_asked_share",
     "draw_blocks", "expected_asked", "recommended_asked", "sampled_epsilon",
+    "AMONG_ASKED", "AMONG_OWN", "FIGURE_COLUMNS", "Anchored", "Condition", "QuestionFigures",
+    "jointly", "question_figures",
 ]

@@ -337,6 +337,7 @@ class QuestionMetadata(TypedDict):
     labels: list[str]
     extra_answers: int  # its last labels that are not its own answers: "No answer", "Not asked"
     asked_if: dict[str, int] | None  # a conditional question: {"position", "answer" (index)}
+    anchor: dict[str, Any] | None  # a validation anchor: {"answer" (index), "known" (share)}
     columns: list[str]
     encoding: str
     epsilon: float

@@ -79,7 +79,7 @@ def in_words(methods: dict[str, Any]) -> dict[str, Any]:
         for key, value in methods.items()
     }
 
-RESULTS_VERSION = 14
+RESULTS_VERSION = 15
 """Part of every snapshot, so that results (and result cards) cached by a version of the
 site that computed or showed other fields are never served: bump it when they change."""
 
@@ -294,10 +294,8 @@ def asked_jointly(question: Question) -> bool:
     and its condition's are one answer each (yes/no, or multiple choice and rating scales
     randomized by GRR). Others, unary-encoded or check-all ones, use their own reports
     alone (``among.among_answered``, ``SampledBoxes.among_answered``)."""
-    return (
-        question.conditional
-        and question.mechanism().encoding in asked.ONE_HOT
-        and question.asked_if.mechanism().encoding in asked.ONE_HOT
+    return question.conditional and ldp.jointly(
+        question.asked_if.mechanism(), question.mechanism()
     )
 
 
@@ -425,9 +423,12 @@ def question_results(
     ("No answer" for a refusal or a skip, "Not asked" for a conditional question not shown;
     ``Question.extra_answers``). With any, ``among`` gives its own answers' shares among the
     respondents who gave one (``among``: "answered"; "asked" for a conditional question
-    nobody may decline) with 95% intervals, and ``answered`` their share; its ``method``
+    nobody may decline) with 95% intervals, and ``answered`` their share, one minus the
+    extra answers' estimates (the only figure the results state for it); its ``method``
     names the key of ``METHODS`` that made them: "among_asked" from ``pairs`` (the joint
     estimation with the condition, ``surveys.ldp.asked``), else "among" (its own reports).
+    Every figure comes from ``ldp.question_figures`` (``figures``), which the downloadable
+    Python script calls too.
     A rating scale's ``mean_score`` and a check-all question's ``mean_count`` are then the
     means among them (a check-all question's extra answers are boxes, each ticked alone by
     those who gave it: ``SampledBoxes.among_answered``). Without reports every estimate is
@@ -440,9 +441,7 @@ def question_results(
     """
     mechanism = question.mechanism()
     number = isinstance(mechanism, ldp.NumberWindow)
-    own_labels = mechanism.bin_labels() if number else question.labels()
-    labels = own_labels + question.all_labels()[len(question.labels()):]
-    own = len(own_labels)
+    labels = result_labels(question)
     needed = respondents_needed(mechanism, TARGET_MARGIN)
     margin = mechanism.margin_of_error(n) if n else None
     result: QuestionResults = {
@@ -465,45 +464,24 @@ def question_results(
         "mean_score": None,
         "anchor": None,
         "mean_count": None,
-        "extra_answers": len(labels) - own,
+        "extra_answers": len(question.extra_answers()),
         "among": None,
-        "number": number_results(mechanism, counts, n) if number else None,
+        "number": None,
     }
-    scored = question.question_kind.scored
-    reported = (counts, n) if counts else ([0] * mechanism.tally_size, 0)
-    checkall = isinstance(mechanism, ldp.SampledBoxes)
-    found_among = None
-    if own < len(labels) and not number:  # a number's mean is among those who gave one
-        if pairs is not None:
-            found_among = asked.among_asked(
-                question.asked_if.mechanism(), mechanism, pairs, [question.asked_if_answer],
-                own, scored=scored,
-            )
-        else:
-            found_among = (
-                mechanism.among_answered(*reported, own) if checkall  # type: ignore[union-attr]
-                else among.among_answered(mechanism, *reported, own, scored=scored)
-            )
-        result["among"] = _among(
-            question, labels, found_among, "among_asked" if pairs is not None else "among"
-        )
-        if scored:
-            result["mean_score"] = found_among.mean_score.to_dict()  # type: ignore[union-attr,typeddict-item]
-    elif scored:
-        result["mean_score"] = scores.mean_score(mechanism, *reported).to_dict()  # type: ignore[typeddict-item]
+    found = figures(question, counts, n, pairs)
+    if found.among is not None:
+        result["among"] = _among(question, labels, found)
+    if question.question_kind.scored:
+        result["mean_score"] = found.mean.to_dict()  # type: ignore[union-attr,typeddict-item]
+    result["anchor"] = _anchor(question, found.anchor)
+    if number:
+        result["number"] = number_results(mechanism, found, n)
     if counts is None or n == 0:
-        result["anchor"] = _anchor(question, mechanism)
         return result
-    estimate = mechanism.estimate(counts, n)
-    result["anchor"] = _anchor(question, mechanism, estimate)
-    if number and own < len(labels):
-        result["number"]["answered"] = float(1 - estimate.headline[own:].sum())  # type: ignore[index]
-    if checkall:  # over those who answered where it has extra answers
-        mean = found_among.mean_score if found_among else mechanism.mean_count(counts, n)  # type: ignore[union-attr]
-        result["mean_count"] = mean.to_dict()  # type: ignore[union-attr,typeddict-item]
-    wald = ldp.Z95 * estimate.std_errors
-    unbiased_low = (estimate.proportions - wald).clip(0, 1)
-    unbiased_high = (estimate.proportions + wald).clip(0, 1)
+    estimate = found.estimate
+    if isinstance(mechanism, ldp.SampledBoxes):
+        result["mean_count"] = found.mean.to_dict()  # type: ignore[union-attr,typeddict-item]
+    unbiased_low, unbiased_high = found.unbiased_interval
     truth = question.simulated_truth
     result["categories"] = [
         {
@@ -529,6 +507,14 @@ def question_results(
     return result
 
 
+def result_labels(question: Question) -> list[str]:
+    """The labels of a question's categories in its results and metadata: its own answers
+    (a number question's bins), then its extra answers ("No answer", "Not asked")."""
+    mechanism = question.mechanism()
+    own = mechanism.bin_labels() if isinstance(mechanism, ldp.NumberWindow) else question.labels()
+    return own + question.all_labels()[len(question.labels()):]
+
+
 def _finite(x: float) -> float | None:
     """A figure for the JSON: None where there is none (NaN, a number question's bins'
     intervals)."""
@@ -536,57 +522,75 @@ def _finite(x: float) -> float | None:
 
 
 def number_results(
-    mechanism: ldp.NumberWindow, counts: list[int] | None, n: int
+    mechanism: ldp.NumberWindow, found: ldp.QuestionFigures, n: int
 ) -> dict[str, Any]:
     """A number question's figures in its own unit (``contracts.NumberResults``): its range,
     places and bins' edges; the ``mean`` with its 95% interval (``NumberWindow.mean``; its
     estimate None without reports, its interval the range); ``mean_margin``, the worst-case
     half-width of that interval with n reports (None without), and the respondents needed
     for ``target_margin``, ``TARGET_MARGIN`` of the range (None beyond the planner's limit).
-    With extra answers, the mean is among those who gave a number, whose estimated share
-    ``answered`` ``question_results`` sets from the bins' estimate."""
+    With extra answers, the mean is among those who gave a number, whose estimated share is
+    ``answered`` (``ldp.question_figures``; None without extra answers or reports)."""
     plan = number_plan(mechanism, ())
     del plan["margins"]
     return {
         **plan,
         "edges": list(mechanism.edges),
-        "mean": mechanism.mean(counts or [0] * mechanism.tally_size, n if counts else 0).to_dict(),
+        "mean": found.mean.to_dict(),  # type: ignore[union-attr]
         "mean_margin": mechanism.mean_margin(n) if n else None,
-        "answered": None,
+        "answered": None if found.answered is None else _finite(found.answered),
     }
 
 
-def _among(question: Question, labels: list[str], found: among.Among, method: str) -> Any:
-    """``contracts.Among`` from the core's figures, made by ``METHODS[method]``."""
+def figures(
+    question: Question, counts: list[int] | None, n: int, pairs: joint.PairCounts | None = None
+) -> ldp.QuestionFigures:
+    """Every figure of a question (``ldp.question_figures``) from its support counts over n
+    reports (None: none yet) and, for a conditional question estimated jointly with its
+    condition (``asked_jointly``), the pair counts of the two."""
+    mechanism = question.mechanism()
+    answer = question.question_kind.anchor_answer
+    return ldp.question_figures(
+        mechanism, counts if counts else [0] * mechanism.tally_size, n if counts else 0,
+        answers=mechanism.bins if isinstance(mechanism, ldp.NumberWindow)
+        else len(question.labels()),
+        scored=question.question_kind.scored,
+        condition=None if pairs is None else ldp.Condition(
+            question.asked_if.mechanism(), (question.asked_if_answer,), pairs),
+        anchor=None if question.known_share is None or answer is None
+        else ldp.Anchored(answer, question.known_share),
+    )
+
+
+def _among(question: Question, labels: list[str], found: ldp.QuestionFigures) -> Any:
+    """``contracts.Among`` from the core's figures: ``answered`` is the share the results
+    state (``QuestionFigures.answered``), ``method`` the key of ``METHODS`` that made the
+    shares."""
+    among_found = found.among
+    assert among_found is not None
     return {
         "among": "asked" if not question.declinable else "answered",
-        "method": method,
-        "answered": _finite(found.answered),
+        "method": found.among_method,
+        "answered": _finite(found.answered),  # type: ignore[arg-type]
         "categories": [
             {
                 "index": c,
                 "label": labels[c],
-                "estimate": _finite(found.estimate[c]),
-                "ci_low": float(found.ci_low[c]),
-                "ci_high": float(found.ci_high[c]),
+                "estimate": _finite(among_found.estimate[c]),
+                "ci_low": float(among_found.ci_low[c]),
+                "ci_high": float(among_found.ci_high[c]),
             }
-            for c in range(len(found.estimate))
+            for c in range(len(among_found.estimate))
         ],
     }
 
 
-def _anchor(
-    question: Question, mechanism: ldp.Mechanism, estimate: ldp.Estimate | None = None
-) -> Any:
-    """A validation anchor's check (``contracts.Anchor``) from the question's ``estimate``
-    (None: no reports yet), or None for another question."""
-    answer = question.question_kind.anchor_answer
-    if question.known_share is None or answer is None:
+def _anchor(question: Question, found: anchors.AnchorCheck | None) -> Any:
+    """A validation anchor's check (``contracts.Anchor``), or None for another question."""
+    if found is None:
         return None
-    if estimate is None:
-        estimate = mechanism.estimate([0] * mechanism.k, 0)
-    found = anchors.check_anchor(mechanism, estimate, answer, question.known_share)
-    return {"answer": question.labels()[answer], **found.to_dict()}
+    answer = question.question_kind.anchor_answer
+    return {"answer": question.labels()[answer], **found.to_dict()}  # type: ignore[index]
 
 
 def shows_truth(question: QuestionResults) -> bool:
@@ -604,11 +608,18 @@ ADDED_CATEGORY_COLUMNS = ["consistent", "small_sample"]
 MEAN_COLUMNS = ["score", "mean_score", "mean_score_ci_low", "mean_score_ci_high"]
 """Rating scales: the answer's score (1..k) and the question's mean score with its interval,
 repeated on each of its rows; empty for other kinds."""
-ESTIMATE_COLUMNS = [
+_FIRST_COLUMNS = [
     "question", "question_text", "answer_index", "answer", "n", *CATEGORY_COLUMNS,
     "mechanism", "epsilon", *ADDED_CATEGORY_COLUMNS, "estimate_method", "interval_method",
     *MEAN_COLUMNS,
 ]
+FIGURE_COLUMNS = [column for column in ldp.FIGURE_COLUMNS if column not in _FIRST_COLUMNS]
+"""The figures added after the others (``ldp.FIGURE_COLUMNS``): the question's mean (a
+rating scale's mean score, a check-all question's mean number ticked, a number question's
+mean) with its interval, unclipped value and standard error; the share who answered and the
+answer's share among them with its interval; a validation anchor's test. Empty where the
+question has none; the Python script writes them under the same names."""
+ESTIMATE_COLUMNS = [*_FIRST_COLUMNS, *FIGURE_COLUMNS]
 
 
 def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
@@ -628,7 +639,30 @@ def estimate_rows(results: SurveyResults) -> Iterator[list[Any]]:
                     ["", "", "", ""] if mean is None or category["index"] >= points
                     else [category["index"] + 1, mean["estimate"], mean["ci_low"], mean["ci_high"]]
                 ),
+                *_question_figures(question, category["index"]),
             ]
+
+
+def _question_figures(question: QuestionResults, index: int) -> list[Any]:
+    """The ``FIGURE_COLUMNS`` of a question's row ``index``, from its results."""
+    number = question["number"]
+    mean = question["mean_score"] or question["mean_count"] or (number and number["mean"])
+    among = question["among"]
+    answered = among["answered"] if among else number["answered"] if number else None
+    mine = among["categories"][index] if among and index < len(among["categories"]) else None
+    anchor = question["anchor"]
+    found = {
+        **{f"mean{suffix}": mean[key] if mean else None for suffix, key in (
+            ("", "estimate"), ("_ci_low", "ci_low"), ("_ci_high", "ci_high"),
+            ("_unbiased", "unbiased"), ("_std_error", "std_error"))},
+        "answered": answered,
+        **{f"among_{key}": mine[key] if mine else None
+           for key in ("estimate", "ci_low", "ci_high")},
+        "anchor_p_value": anchor["p_value"] if anchor else None,
+        **{f"careless{suffix}": anchor[f"careless{suffix.replace('_ci', '')}"] if anchor
+           else None for suffix in ("", "_ci_low", "_ci_high")},
+    }
+    return ["" if found[column] is None else found[column] for column in FIGURE_COLUMNS]
 
 
 def report_columns(question: Question, position: int) -> list[str]:
@@ -719,10 +753,7 @@ def export_metadata(survey: Survey) -> Metadata:
             "text": question.text,
             "help_text": question.help_text,
             "kind": question.kind,
-            "labels": (
-                mechanism.bin_labels() if isinstance(mechanism, ldp.NumberWindow)
-                else question.all_labels()
-            ),
+            "labels": result_labels(question),
             "extra_answers": len(question.extra_answers()),
             "asked_if": (
                 {"position": positions[question.asked_if_id], "answer": question.asked_if_answer}
@@ -735,6 +766,11 @@ def export_metadata(survey: Survey) -> Metadata:
             "mechanism_label": mechanism.label,
             "reading": READING[mechanism.encoding],
             **other_tools(mechanism, report_columns(question, position)[0]),
+            "anchor": (
+                None if question.known_share is None
+                else {"answer": question.question_kind.anchor_answer,
+                      "known": question.known_share}
+            ),
             "scores": (
                 list(range(1, len(question.labels()) + 1))
                 if question.question_kind.scored else None
