@@ -62,6 +62,24 @@ ESTIMATE_MEANINGS = {
     "mean_score": "Rating scales: the question's mean score, repeated on each of its rows.",
     "mean_score_ci_low": "Rating scales: lower end of the mean score's 95% interval.",
     "mean_score_ci_high": "Rating scales: upper end of the mean score's 95% interval.",
+    "mean": "The question's mean, repeated on each of its rows: a rating scale's mean score, "
+    "a check-all question's mean number of options ticked, a number question's mean (among "
+    "those who answered or were asked, where it has such answers); empty for other kinds.",
+    "mean_ci_low": "Lower end of the mean's 95% interval.",
+    "mean_ci_high": "Upper end of the mean's 95% interval.",
+    "mean_unbiased": "The mean's unbiased estimate, which may fall outside the scale.",
+    "mean_std_error": "Standard error of the mean's unbiased estimate.",
+    "answered": "Questions with \"No answer\" or \"Not asked\": the estimated share who "
+    "answered (or were asked), one minus those rows' estimates; empty otherwise.",
+    "among_estimate": "The answer's estimated share among those who answered (or were "
+    "asked), on the question's own answers' rows; empty otherwise.",
+    "among_ci_low": "Lower end of that share's 95% interval.",
+    "among_ci_high": "Upper end of that share's 95% interval.",
+    "anchor_p_value": "Validation anchors: the exact test's p-value of the answers against "
+    "the known share (small: respondents may not have understood the randomization).",
+    "careless": "Validation anchors: the estimated share of careless respondents.",
+    "careless_ci_low": "Lower end of that share's 95% interval.",
+    "careless_ci_high": "Upper end of that share's 95% interval.",
 }
 """What each column of the estimates file means."""
 
