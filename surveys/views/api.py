@@ -46,9 +46,11 @@ from surveys.queries.survey_files import survey_file
 from surveys.views.access import get_survey, token_user
 from surveys.views.common import Refused, after_response, csv_response
 from surveys.views.figures import (
+    BUNDLES,
     breakdown,
     breakdown_csv,
     breakdown_query,
+    bundle,
     by_wording_csv,
     by_wording_of,
     by_wording_query,
@@ -414,6 +416,18 @@ def export_python_script(request: HttpRequest, survey_id: SurveyId):
 def export_r_script(request: HttpRequest, survey_id: SurveyId):
     """The R script that redoes the estimates from the reports and the metadata."""
     return redo_script(readable(request, survey_id), "R")
+
+
+@api.get("/surveys/{survey_id}/exports/{name}.zip", response=REFUSALS,
+         openapi_extra=file_answer("application/zip", "The files, with a README.txt"),
+         tags=["exports"])
+def export_bundle(request: HttpRequest, survey_id: SurveyId,
+                  name: Path[Literal[tuple(BUNDLES)]]):  # type: ignore[valid-type]
+    """A zipped download of the results page, with a README.txt that says what each file
+    and column holds: ``everything`` (the reports in every format, the metadata, the
+    estimates, both scripts and the library), ``reports-csv`` (with the metadata),
+    ``reports-sav``, ``reports-dta`` or ``estimates``."""
+    return bundle(readable(request, survey_id), name)
 
 
 @api.get("/exports/ldp.zip", response=REFUSALS,

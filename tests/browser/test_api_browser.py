@@ -15,6 +15,6 @@ def test_the_interactive_page_lists_every_operation(page, live_server):
     operations.first.wait_for()
     paths = page.evaluate("fetch('/api/v1/openapi.json').then(r => r.json())")["paths"]
     count = sum(len(methods) for methods in paths.values())
-    assert operations.count() == count == 21
+    assert operations.count() == count == 22
     assert "/api/v1/surveys/{survey_id}/results" in operations.all_inner_texts()
     assert refused == []

@@ -10,6 +10,7 @@ import json
 import re
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import openpyxl
@@ -296,4 +297,14 @@ values = {questions}
     summary = run.stdout[run.stdout.find("SUMMARY"):]
     print(summary)
     assert run.returncode == 0, run.stdout[-6000:]
-    assert "Tested: 21" in summary and " passed" in summary
+    assert "Tested: 22" in summary and " passed" in summary
+
+
+def test_a_token_downloads_the_zipped_exports_and_an_unknown_one_is_refused(researcher, survey):
+    api = as_token(researcher)
+    response = api.get(f"{API}/surveys/{survey.pk}/exports/everything.zip")
+    assert (response.status_code, response["Content-Type"]) == (200, "application/zip")
+    names = zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content))).namelist()
+    assert "README.txt" in names and f"survey-{survey.pk}-reports.sav" in names
+    unknown = api.get(f"{API}/surveys/{survey.pk}/exports/nothing.zip")
+    assert "everything" in refused(unknown, 400, "invalid_request")
