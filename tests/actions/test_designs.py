@@ -4,13 +4,7 @@ that spends the budget exactly; bodies must leave out exactly the blocks not dra
 results estimate each question drawn at random from the respondents who drew it; breakdowns
 and exports read the reports left out as missing."""
 
-import csv
-import io
 import math
-import os
-import subprocess
-import sys
-import zipfile
 
 import pyreadstat
 import pytest
@@ -250,47 +244,6 @@ def test_every_kind_of_report_left_out_is_a_missing_value_in_every_export(
     metadata = client.get(reverse("export-metadata", args=[survey.pk])).json()
     assert metadata["survey"]["design"] == {
         "budget": 3.0, "asked": 1, "always_asked": [], "drawn": [[1], [2], [3], [4]]}
-
-
-def test_the_scripts_redo_each_question_from_the_respondents_who_drew_it(
-    client, researcher, long_survey, tmp_path, rscript
-):
-    """The downloaded Python and R scripts read the empty cells as not drawn: each question's
-    estimates, from its own respondents, equal the site's estimates file."""
-    survey = _opened(long_survey, asked=2)
-    _simulate(survey, 400, 0.4, seed=9)
-    client.force_login(researcher)
-    prefix = f"survey-{survey.pk}"
-    for name, route, args in (
-        (f"{prefix}-estimates.py", "export-redo-script", [survey.pk]),
-        (f"{prefix}-estimates.R", "export-redo-r-script", [survey.pk]),
-        ("ldp.zip", "export-library", []),
-        (f"{prefix}-reports.csv", "export-reports-csv", [survey.pk]),
-        (f"{prefix}-metadata.json", "export-metadata", [survey.pk]),
-        (f"{prefix}-site.csv", "export-estimates-csv", [survey.pk]),
-    ):
-        response = client.get(reverse(route, args=args))
-        body = b"".join(response.streaming_content) if response.streaming else response.content
-        (tmp_path / name).write_bytes(body)
-    with zipfile.ZipFile(tmp_path / "ldp.zip") as archive:
-        archive.extractall(tmp_path)
-    site = list(csv.DictReader(io.StringIO((tmp_path / f"{prefix}-site.csv").read_text())))
-    env = {"PATH": os.environ["PATH"]}
-    subprocess.run([sys.executable, f"{prefix}-estimates.py"], cwd=tmp_path, check=True,
-                   capture_output=True, env=env)
-    runs = [("estimates-redone", 1e-12)]
-    run = subprocess.run([rscript("jsonlite"), f"{prefix}-estimates.R"], cwd=tmp_path,
-                         capture_output=True, text=True, env=env)
-    assert run.returncode == 0, run.stderr
-    runs.append(("estimates-redone-R", 5e-5))
-    for name, tolerance in runs:
-        redone = list(csv.DictReader(open(tmp_path / f"{prefix}-{name}.csv", encoding="utf-8")))
-        assert len(redone) == len(site)
-        for mine, theirs in zip(redone, site, strict=True):
-            assert mine["n"] == theirs["n"]
-            for key in ("estimate", "ci_low", "ci_high"):
-                assert float(mine[key]) == pytest.approx(float(theirs[key]), abs=tolerance)
-    assert {row["n"] for row in site} == {str(q.drawn_count) for q in survey.ordered_questions()}
 
 
 def test_a_survey_file_carries_the_design_and_a_bad_one_is_refused(researcher, long_survey):

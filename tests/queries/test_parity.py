@@ -27,7 +27,7 @@ from surveys.actions.designs import set_design
 from surveys.actions.simulate import simulate_responses
 from surveys.actions.surveys import open_survey
 from surveys.kinds import RATING
-from surveys.models import Choice, Question, Survey
+from surveys.models import Choice, Question, Survey, drawn_at_random
 
 pytestmark = pytest.mark.django_db
 
@@ -186,6 +186,13 @@ def test_every_figure_is_the_same_on_the_page_in_the_files_and_in_both_scripts(
         return figures_of(list(csv.DictReader(io.StringIO(text))))
 
     assert_same(read(f"{prefix}-estimates.csv"), shown, "estimates.csv")
+    # Each question's figures rest on the respondents asked it: all, or those who drew it.
+    counted = {int(row["question"]): int(row["n"]) for row in csv.DictReader(
+        io.StringIO((tmp_path / f"{prefix}-estimates.csv").read_text(encoding="utf-8")))}
+    drawn = drawn_at_random(survey, list(survey.ordered_questions()))
+    assert [counted[position] for position, _q in enumerate(survey.ordered_questions(), 1)] == [
+        q.drawn_count if q.pk in drawn else RESPONDENTS for q in survey.ordered_questions()]
+    assert 0 < min(counted.values()) < RESPONDENTS
     bare = {"PATH": os.environ["PATH"]}  # not the site's path: the unzipped library only
     subprocess.run([sys.executable, f"{prefix}-estimates.py"], cwd=tmp_path, check=True,
                    capture_output=True, env=bare)
