@@ -85,6 +85,7 @@ def test_it_explains_how_to_start_when_there_are_no_surveys(client, researcher):
     client.force_login(researcher)
     html = client.get(reverse("survey-list")).content.decode()
     assert "You have no surveys yet" in html
+    assert "yes/no, multiple choice, rating scales, numbers and check all that apply" in html
     assert reverse("survey-create") in html
 
 
