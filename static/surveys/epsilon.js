@@ -4,6 +4,7 @@
 
 import {
   budgetText,
+  declineCostText,
   explainQuery,
   groupingTexts,
   marginHeading,
@@ -26,6 +27,9 @@ const field = (name) => form.elements.namedItem(name);
 const shareField = document.getElementById("expected-share");
 const groupRow = document.getElementById("group-share-row");
 const groupField = document.getElementById("group-share");
+// What "Prefer not to say" costs in respondents, said after its box's help text.
+const declineCost = element("span");
+document.getElementById("id_offers_refusal_helptext")?.append(" ", declineCost);
 
 function element(tag, text, className) {
   const node = document.createElement(tag);
@@ -89,21 +93,32 @@ function show(data) {
   body.append(respondentsSection(data.respondents_read));
   if (data.grouping) body.append(groupingSection(data));
   if (data.above_limit) body.prepend(element("p", data.above_limit, "text-danger fw-semibold"));
+  declineCost.textContent = declineCostText(data) ?? "";
 }
 
+// The epsilon as the server last refused it, if it did: marked invalid until it is changed.
+const refused = field("epsilon").classList.contains("is-invalid") ? field("epsilon").value : null;
+
+// The survey's total, with this epsilon only if the question can be saved with it (the
+// epsilon box's bounds); the box is marked invalid otherwise.
 function showBudget(epsilon) {
-  const { text, over } = budgetText(budget, epsilon);
+  const box = field("epsilon");
+  const { text, over, invalid } = budgetText(budget, epsilon, { min: Number(box.min), max: Number(box.max) });
   budgetLine.textContent = text;
-  budgetLine.classList.toggle("text-danger", over);
+  budgetLine.classList.toggle("text-danger", over || invalid);
+  const marked = invalid || box.value === refused;
+  box.classList.toggle("is-invalid", marked);
+  if (marked) box.setAttribute("aria-invalid", "true");
+  else box.removeAttribute("aria-invalid");
 }
 
 // What the chosen kind of question takes, as the site defines it (`QuestionKind.form_facts`).
 const kindFacts = () => budget.kinds[field("kind").value] ?? {};
-// "No answer" if respondents may refuse or skip it (where its kind may be skipped), "Not
-// asked" if it is conditional.
-const extraAnswers = () =>
-  Number(Boolean(field("offers_refusal")?.checked || (kindFacts().skippable && field("optional")?.checked))) +
-  Number(Boolean(field("condition")?.value));
+// Whether respondents may refuse or skip it (where its kind may be skipped): its extra
+// answers are then "No answer", and "Not asked" if it is conditional.
+const declinable = () =>
+  Boolean(field("offers_refusal")?.checked || (kindFacts().skippable && field("optional")?.checked));
+const extraAnswers = () => Number(declinable()) + Number(Boolean(field("condition")?.value));
 const grouping = () => Boolean(field("used_for_breakdowns")?.checked) && Boolean(kindFacts().groups);
 
 let pending;
@@ -112,6 +127,7 @@ async function update() {
   showBudget(epsilon);
   if (field("epsilon").value.trim() === "") {
     body.replaceChildren(element("p", gettext("Enter an epsilon, for example 1."), "text-body-secondary mb-0"));
+    declineCost.textContent = "";
     return;
   }
   const params = explainQuery({
@@ -121,6 +137,7 @@ async function update() {
     choices: field("choices")?.value,
     scalePoints: field("scale_points")?.value,
     extras: extraAnswers(),
+    declinable: declinable(),
     override: field("mechanism_override")?.value,
     share: shareField.value,
     grouping: grouping(),
@@ -135,7 +152,10 @@ async function update() {
     const response = await fetch(`${panel.dataset.url}?${params}`, { signal: pending.signal });
     const data = await response.json();
     if (response.ok) show(data);
-    else body.replaceChildren(element("p", data.error, "text-danger mb-0"));
+    else {
+      body.replaceChildren(element("p", data.error, "text-danger mb-0"));
+      declineCost.textContent = "";
+    }
   } catch (error) {
     if (error.name !== "AbortError") body.replaceChildren(element("p", gettext("Could not load the explanation."), "text-danger mb-0"));
   }

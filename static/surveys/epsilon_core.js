@@ -57,6 +57,21 @@ export function marginHeading(data) {
     : gettext("Expected margin of error (95%) for any estimated percentage:");
 }
 
+// What letting respondents decline the question costs (`data.no_answer_cost`: how many times
+// the respondents it needs for the same margin; null where the planner cannot say): its "No
+// answer" is one more answer to randomize. Null for none.
+export function declineCostText(data) {
+  const cost = data.no_answer_cost;
+  if (cost === null || cost === undefined) return null;
+  const epsilon = epsilonText(data.epsilon);
+  return cost < 1.05
+    ? interpolate(gettext("At epsilon %(epsilon)s, its “No answer” costs next to nothing: about as many respondents for the same margin of error."), { epsilon })
+    : interpolate(gettext("At epsilon %(epsilon)s, its “No answer” is one more answer to randomize: the question needs about %(ratio)s times the respondents for the same margin of error."), {
+        epsilon,
+        ratio: decimal(cost, 1),
+      });
+}
+
 // How many respondents give the target margin for this question on its own.
 export function planText(data) {
   const target = targetText(data);
@@ -171,10 +186,13 @@ export function answerCount({ facts, choices, scalePoints, extras = 0 }) {
   return Math.max(2, (choices ?? "").split("\n").filter((line) => line.trim()).length) + more;
 }
 
-// The query for `epsilon_explain` from the form's values.
-export function explainQuery({ epsilon, kind, facts, choices, scalePoints, extras, override, share, grouping, groupShare, survey, question, fields }) {
+// The query for `epsilon_explain` from the form's values. `declinable`: whether respondents
+// may decline the question ("Prefer not to say", or an optional question's skip), whose "No
+// answer" is then one of its `extras`.
+export function explainQuery({ epsilon, kind, facts, choices, scalePoints, extras, declinable, override, share, grouping, groupShare, survey, question, fields }) {
   const k = answerCount({ facts, choices, scalePoints, extras });
   const query = { epsilon, kind, k: String(k), override: override ?? "", share: share ?? "" };
+  if (declinable && facts?.extras) query.declinable = "1";
   // The fields the kind takes besides its answers, by name (a number question's range: its
   // planner speaks in the question's own unit).
   for (const name of facts?.fields ?? []) query[name] = fields?.[name] ?? "";
@@ -185,18 +203,29 @@ export function explainQuery({ epsilon, kind, facts, choices, scalePoints, extra
 }
 
 // The survey's total epsilon with this question's (`budget`: the others' sum and the site's
-// limit per survey, from the page), and whether it is above that limit.
-export function budgetText(budget, epsilon) {
-  const total = budget.others + (Number.isFinite(epsilon) ? epsilon : 0);
+// limit per survey, from the page), and whether it is above that limit. Only an epsilon the
+// question can be saved with counts: a number from `range.min` to `range.max` (the epsilon
+// box's own bounds). Another (-1, 0, above the limit per question) is not added to the total,
+// and `invalid` says it cannot be saved; a blank box adds nothing and is not invalid.
+export function budgetText(budget, epsilon, range) {
+  const blank = Number.isNaN(epsilon);
+  const valid = !blank && epsilon >= range.min - 1e-9 && epsilon <= range.max + 1e-9;
+  const total = budget.others + (valid ? epsilon : 0);
   const over = total > budget.limit + 1e-9;
   const values = { total: epsilonText(total), limit: epsilonText(budget.limit) };
+  if (!valid && !blank) {
+    const why = interpolate(gettext("This epsilon cannot be saved: enter a number from %(min)s to %(max)s."),
+      { min: epsilonText(range.min), max: epsilonText(range.max) });
+    const text = interpolate(gettext("Survey total without this question: %(total)s of %(limit)s allowed."), values);
+    return { text: `${why} ${text}`, over, invalid: true };
+  }
   const text = over
     ? interpolate(
         gettext("Survey total with this question: %(total)s, above this site's limit of %(limit)s per survey: the question cannot be saved with this value. Lower this or another question's epsilon."),
         values,
       )
     : interpolate(gettext("Survey total with this question: %(total)s of %(limit)s allowed."), values);
-  return { text, over };
+  return { text, over, invalid: false };
 }
 
 // A probability as a percentage with as many decimals as it takes (one at least) never to

@@ -160,17 +160,21 @@ def correct(survey: Survey, texts: object, author=None) -> WordingRevision | Non
             *(field for field, _label in label_changes.values()),
         ])
         Survey.objects.filter(pk=survey.pk).update(**survey_changes)
-        # A new wording version even when no revision is kept (below): the texts changed.
-        _new_version(survey)
         for field, value in survey_changes.items():
             setattr(survey, field, value)
         for pk, fields in question_changes.items():
             Question.objects.filter(pk=pk).update(**fields)
         for pk, (_field, label) in label_changes.items():
             Choice.objects.filter(pk=pk).update(label=label)
-        # None only when the texts went back exactly to the latest revision's (after a change
-        # no revision was kept for): that revision is the wording now.
-        return record(survey, author) or latest(survey)
+        # The revision kept is the new wording version, one more than before.
+        revision = record(survey, author)
+        if revision is None:
+            # The texts went back exactly to the latest revision's (after a change no
+            # revision was kept for): that revision is the wording now, but the texts
+            # changed, so still one new version.
+            _new_version(survey)
+            return latest(survey)
+        return revision
 
 
 def _flag_translations(survey: Survey, changed: list[str]) -> None:

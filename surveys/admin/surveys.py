@@ -12,6 +12,7 @@ from django.utils.html import format_html_join
 from surveys.actions.surveys import close_survey, open_survey
 from surveys.actions.wording import baseline, record
 from surveys.helpers.numbers import epsilon as epsilon_text
+from surveys.helpers.privacy_words import limit_meaning
 from surveys.models import (
     TOTAL_EPSILON,
     Choice,
@@ -195,6 +196,21 @@ class PrivacyPolicyAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
+
+    def get_form(self, request: HttpRequest, obj=None, change=False, **kwargs):
+        """The epsilons' help texts end with what their saved values mean for the people
+        answering."""
+        form = super().get_form(request, obj, change, **kwargs)
+        if obj is not None:
+            meanings = {
+                "default_epsilon": limit_meaning(obj.default_epsilon),
+                "max_question_epsilon": limit_meaning(obj.max_question_epsilon),
+                "max_survey_epsilon": limit_meaning(obj.max_survey_epsilon, whole_survey=True),
+            }
+            for name, meaning in meanings.items():
+                field = form.base_fields[name]
+                field.help_text = f"{field.help_text} {meaning}"
+        return form
 
     def changelist_view(self, request: HttpRequest, extra_context=None):
         policy = PrivacyPolicy.current()

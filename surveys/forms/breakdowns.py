@@ -47,8 +47,10 @@ class BreakdownForm(forms.Form):
         self.questions = {q.pk: q for q in questions}
         choices = [(q, (q.pk, f"{position}. {q.text}")) for position, q in enumerate(questions, 1)]
         self.fields["by"].choices = [choice for _, choice in choices]
-        # Offered: the questions that can group; any other is refused in words (clean_by).
-        self.fields["by"].widget.choices = [c for q, c in choices if q.question_kind.groups]
+        # Offered: the other questions that can group; any other is refused in words (clean_by).
+        self.fields["by"].widget.choices = [
+            c for q, c in choices if q.question_kind.groups and q.pk != question.pk
+        ]
         self.fields["within"].choices = [("", "—"), *self.fields["by"].choices]
         self.fields["within"].widget.choices = [("", "—"), *self.fields["by"].widget.choices]
         by = self.questions.get(_as_int(self.data.get("by")))

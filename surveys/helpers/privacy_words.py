@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from surveys import ldp
+from surveys.helpers.numbers import epsilon as epsilon_text
 from surveys.helpers.numbers import percent_number
 
 EXAMPLE_SUSPICION = 0.1
@@ -163,6 +164,32 @@ def raised_suspicion(total_epsilon: float, suspicion: float = EXAMPLE_SUSPICION)
     probability."""
     odds = suspicion / (1 - suspicion) * math.exp(total_epsilon)
     return odds / (1 + odds)
+
+
+def limit_meaning(epsilon: float, *, whole_survey: bool = False) -> str:
+    """What an epsilon means for the people answering, in the active language: one answer
+    randomized with it (or, ``whole_survey``, everything one respondent sends, whose epsilons
+    add up to it) can make anyone at most e^epsilon times more sure, and for a whole survey,
+    where that takes a 10% suspicion (rounded up, as ``survey_odds`` says it to respondents).
+    The privacy policy's limits in the admin say this of their saved values."""
+    words = {"epsilon": epsilon_text(epsilon), "ratio": times(math.exp(epsilon))}
+    if not whole_survey:
+        return _(
+            "At %(epsilon)s, one answer can make anyone at most %(ratio)s times more sure of "
+            "the respondent's true answer to that question."
+        ) % words
+    raised = raised_suspicion(epsilon)
+    if raised > 0.99:
+        return _(
+            "At %(epsilon)s, everything a respondent sends can make anyone at most %(ratio)s "
+            "times more sure of anything about them: someone who sees all of it could become "
+            "almost sure of some of their true answers."
+        ) % words
+    return _(
+        "At %(epsilon)s, everything a respondent sends can make anyone at most %(ratio)s times "
+        "more sure of anything about them: a 10%% chance that something about them is true "
+        "could rise to at most %(chance)s."
+    ) % {**words, "chance": percent_number(math.ceil(100 * raised))}
 
 
 def survey_odds(epsilons: list[float], total: float | None = None) -> list[tuple[str, str]]:

@@ -23,8 +23,9 @@ of w, the logits of u) with its exact gradient (L-BFGS-B; coefficients within +-
 within +-25), then again from the maximum with each parameter scaled by its curvature there.
 
 Inference. Each coefficient's 95% interval is its profile-likelihood interval (every b with
-2 (l_max - max{l : beta_j = b}) <= 3.84, found along the signed root of the ratio, unbounded
-on a side still open at +-30; Wald for the intercept); each predictor has a likelihood-ratio
+2 (l_max - max{l : beta_j = b}) <= 3.84, found along the signed root of the ratio, by a path
+of fits from the maximum, the other coefficients within +-60; unbounded on a side still open
+at +-30; Wald for the intercept); each predictor has a likelihood-ratio
 test (all its coefficients 0; chi-square with as many degrees of freedom). Where some
 coefficient's maximum lies at the +-30 bound (the reports cannot identify the model, as with
 separation in ordinary logistic regression), the chi-square calibration fails: every interval
@@ -59,6 +60,15 @@ UNBOUNDED = 30.0
 are 0 or 1 to 13 digits, and when the reports are that uninformative the maximum would
 otherwise run off to infinity. A profile interval still open at +-30 is unbounded on that
 side: the reports cannot rule out any odds ratio beyond."""
+
+PROFILE_BOUND = 2 * UNBOUNDED
+"""The other coefficients' bound in a profile's fits: wide enough that one may compensate a
+coefficient held anywhere within +-UNBOUNDED (``_profile``)."""
+
+PROFILE_STEP = 2.0
+"""The profile search's longest step outward (log odds): each point's fit starts from the
+last one, and one started much farther from its own maximum can stop in a worse local one
+(``crossing``)."""
 
 SHARE_LOGIT = 25.0
 """The logits of the groups' shares and of the extras are kept within +-25 (a share of
@@ -187,9 +197,6 @@ class Model:
         self.design = np.hstack(rows)
         self.width = self.design.shape[1]  # number of coefficients
         self.size = self.width + self.cells - 1 + self.cells * self.extras
-        self.upper = np.full(self.size, SHARE_LOGIT)
-        self.upper[: self.width] = UNBOUNDED
-        self.lower = -self.upper
         self.scale = np.ones(self.size)  # the optimizer sees theta / scale
         self.starts: list[np.ndarray] = []  # the starts of the fit (fit() sets them)
 
@@ -250,9 +257,11 @@ class Model:
         return -loss * self.n
 
     def fit(
-        self, start: np.ndarray, fixed: dict[int, float] | None = None
+        self, start: np.ndarray, fixed: dict[int, float] | None = None,
+        bound: float = UNBOUNDED,
     ) -> tuple[np.ndarray, float]:
-        """The maximum (theta, -l / n) with the coordinates in ``fixed`` held at their values."""
+        """The maximum (theta, -l / n) with the coordinates in ``fixed`` held at their values
+        and the coefficients within +-``bound``."""
         fixed = fixed or {}
         free = np.array([i for i in range(self.size) if i not in fixed], dtype=int)
         theta = start.copy()
@@ -266,7 +275,9 @@ class Model:
             loss, grad = self.value(theta)
             return loss, grad[free] * scale
 
-        lower, upper = self.lower[free] / scale, self.upper[free] / scale
+        box = np.full(self.size, SHARE_LOGIT)
+        box[: self.width] = bound
+        lower, upper = -box[free] / scale, box[free] / scale
         found = optimize.minimize(
             objective, np.clip(theta[free] / scale, lower, upper), jac=True,
             method="L-BFGS-B", bounds=optimize.Bounds(lower, upper),
@@ -381,26 +392,41 @@ def _profile(
 
     On each side, the end is where the signed root r(b) = +-sqrt(2 (l_max - profile l at b))
     reaches +-1.96 (``crossing``). The profile's maximum at b starts from the one found at
-    the nearest point between b and the estimate (a path from the maximum); a point found
-    beyond the end is tried from the maximum too, and the better kept: far from the maximum
-    the mixture's likelihood can have more than one local maximum, and a path that strayed
-    into a worse one would make the interval too short."""
+    the nearest point between the estimate and b that is below the cut-off (a path from the
+    maximum, in steps of at most ``PROFILE_STEP``); a point found beyond the end is tried
+    from the maximum and from the plain start too, and the better kept. Far from the maximum
+    the mixture's likelihood can have more than one local maximum: a fit that strayed into a
+    worse one would make the interval too short, so a point above the cut-off starts no
+    other, and one that the points closing in on it contradict is fitted again from them
+    (``crossing``). An end found only where a fit strayed, such as at +-UNBOUNDED itself
+    when every start there lands in a worse maximum, is no end: that side is unbounded.
+
+    The other coefficients may go to +-2 UNBOUNDED in these fits (``PROFILE_BOUND``): held
+    within +-UNBOUNDED, one that compensates coefficient i (b + beta_k nearly constant, as
+    when the reports cannot tell two answers' effects apart) would stop at the bound before
+    b does, and the profile would rise there because of the bound, not the reports."""
     target = math.sqrt(CHI2_95)
     ends = []
     for side in (-1, 1):
-        found = {0.0: theta}  # distance from the estimate -> the profile's maximum there
+        # The path: distance from the estimate -> the profile's maximum there, at the points
+        # found below the cut-off (one above may be a worse local maximum: no start).
+        found = {0.0: theta}
 
         def excess(d: float, found: dict = found, side: int = side) -> float:
             """|r| - 1.96 at the distance d from the estimate on this side."""
-            start = found[max(k for k in found if k <= d)]
-            point, value = model.fit(start, {i: theta[i] + side * d})
+            start = found[max(k for k in found if k < d)]
+            point, value = model.fit(start, {i: theta[i] + side * d}, PROFILE_BOUND)
             if math.sqrt(max(2 * model.n * (value - loss), 0.0)) >= target:
                 for other_start in (theta, model.starts[0]):
-                    again, other = model.fit(other_start, {i: theta[i] + side * d})
+                    again, other = model.fit(
+                        other_start, {i: theta[i] + side * d}, PROFILE_BOUND
+                    )
                     if other < value:
                         point, value = again, other
-            found[d] = point
-            return math.sqrt(max(2 * model.n * (value - loss), 0.0)) - target
+            beyond = math.sqrt(max(2 * model.n * (value - loss), 0.0)) - target
+            if beyond < 0:
+                found[d] = point
+            return beyond
 
         limit = UNBOUNDED - side * theta[i]  # as far as the coefficient may go
         ends.append(float(theta[i] + side * crossing(excess, se, limit)))
@@ -412,30 +438,51 @@ def crossing(excess, se: float, limit: float, tolerance: float = 1e-3) -> float:
     rising) crosses 0, to within ``tolerance`` in r; inf if not before ``limit``.
 
     First outward: each trial point extrapolates r linearly from the last one, aiming 10%
-    beyond the end (at most 4 times farther); then regula falsi (Illinois) in the bracket,
-    which r's near linearity makes converge in a step or two."""
+    beyond the end (at most 4 times farther, and ``PROFILE_STEP``); then regula falsi in the
+    bracket (``_regula_falsi``), which r's near linearity makes converge in a step or two. A
+    bracket that closes without r reaching 1.96 holds a jump: its outer point's fit, started
+    from a point far from it, found a worse local maximum than the points closing in on it,
+    each started from its neighbour. That point is fitted again, now from the point next to
+    it (``excess`` starts from the nearest point inside); below the cut-off, the search goes
+    on outward from there, and at ``limit`` the end is unbounded."""
     target = math.sqrt(CHI2_95)
-    inner, low = 0.0, -target  # distance with excess < 0, and its excess
-    distance = min(max(se, 0.05) * target, limit)  # the Wald end
     if limit <= 0:
         return math.inf
+    inner, low = 0.0, -target  # distance with excess < 0, and its excess
+    distance = min(max(se, 0.05) * target, limit)  # the Wald end
     while True:
         high = excess(distance)
         if abs(high) < tolerance:
             return distance
         if high > 0:
-            break
+            end, inner, low, outer = _regula_falsi(excess, inner, low, distance, high, tolerance)
+            if end is not None:
+                return end
+            high = excess(outer)  # the jump's outer point, fitted from the path next to it
+            if high >= -tolerance:
+                return outer
+            distance = outer
         if distance >= limit:
             return math.inf
         inner, low = distance, high
         distance *= min(max(1.1 * target / max(high + target, 1e-9), 1.25), 4.0)
-        distance = min(distance, limit)
-    outer, side = distance, 0
+        distance = min(distance, inner + PROFILE_STEP, limit)
+
+
+def _regula_falsi(
+    excess, inner: float, low: float, outer: float, high: float, tolerance: float
+) -> tuple[float | None, float, float, float]:
+    """Where ``excess`` crosses 0 between ``inner`` (``low`` < 0 there) and ``outer``
+    (``high`` > 0), by regula falsi with the Illinois step: (the crossing, ...), or (None,
+    inner, its excess, outer) for a bracket that closed without a crossing (a jump)."""
+    side = 0
     for _ in range(60):
         point = inner - low * (outer - inner) / (high - low)
         value = excess(point)
-        if abs(value) < tolerance or outer - inner < 1e-9:
-            return point
+        if abs(value) < tolerance:
+            return point, inner, low, outer
+        if outer - inner < 1e-9:
+            break
         if value < 0:
             inner, low = point, value
             high = high / 2 if side < 0 else high  # Illinois: the stale end counts half
@@ -444,7 +491,7 @@ def crossing(excess, se: float, limit: float, tolerance: float = 1e-3) -> float:
             outer, high = point, value
             low = low / 2 if side > 0 else low
             side = 1
-    return (inner + outer) / 2
+    return None, inner, low, outer
 
 
 def _predictions(

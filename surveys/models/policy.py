@@ -45,7 +45,7 @@ class PrivacyPolicy(models.Model):
     default_epsilon = models.FloatField(
         default=1.0,
         validators=[validate_epsilon_value],
-        help_text=_("Epsilon given to a new question."),
+        help_text=_("Epsilon given to a new question, which its researcher may change."),
     )
     # The site's defaults. A total of 3 per survey (e^3 = 20) lets everything a respondent
     # sends raise a 10% suspicion about them to at most 69.1% (raised_suspicion): a real
@@ -53,12 +53,21 @@ class PrivacyPolicy(models.Model):
     max_question_epsilon = models.FloatField(
         default=3.0,
         validators=[validate_epsilon_value],
-        help_text=_("The largest epsilon a researcher may choose for one question."),
+        help_text=_(
+            "The largest epsilon a researcher may choose for one question. For the people "
+            "answering: any one of their answers can make anyone at most e^ε times more sure "
+            "of their true answer to that question (e^1 = 2.7, e^3 = 20)."
+        ),
     )
     max_survey_epsilon = models.FloatField(
         default=3.0,
         validators=[validate_epsilon_value],
-        help_text=_("The largest total epsilon (sum over its questions) a survey may spend."),
+        help_text=_(
+            "The largest total epsilon a survey may spend on each respondent (the sum over the "
+            "questions they are asked). For the people answering: everything they send, taken "
+            "together, can make anyone at most e^total times more sure of anything about them "
+            "(e^3 = 20), and never certain."
+        ),
     )
     allow_mechanism_override = models.BooleanField(
         default=False,

@@ -271,6 +271,7 @@ def _explain(
     share: float | None,
     grouping: dict | None = None,
     settings: dict | None = None,
+    declinable: bool = False,
 ) -> dict:
     """What an epsilon means for one question, in numbers the authoring page puts in words:
     margins of error for ``PLANNING_SIZES`` and respondents needed for ``TARGET_MARGIN``, in
@@ -281,7 +282,9 @@ def _explain(
     breakdowns") it is ``_grouping``'s advice and planner within a group. ``mean_score``:
     for a rating scale, the planner of its mean score (``mean_score_plan``); None otherwise.
     ``number``: for a number question (its range, places and bins in ``settings``), the
-    planner of its mean in its own unit (``number_plan``); None otherwise."""
+    planner of its mean in its own unit (``number_plan``); None otherwise.
+    ``no_answer_cost``: ``_no_answer_cost``, with ``declinable`` saying whether ``k`` counts
+    "No answer"."""
     mechanism = build_mechanism(kind, epsilon, k, override, **(settings or {}))
     reason = KINDS[kind].mechanism_reason(epsilon, k, override)
     at_share = share is not None
@@ -313,7 +316,30 @@ def _explain(
             number_plan(mechanism, PLANNING_SIZES)
             if isinstance(mechanism, ldp.NumberWindow) else None
         ),
+        "no_answer_cost": _no_answer_cost(
+            kind, epsilon, k - declinable, override, settings or {}
+        ),
     }
+
+
+def _no_answer_cost(
+    kind: str, epsilon: float, k: int, override: str, settings: dict
+) -> float | None:
+    """How many times the respondents it needs for ``TARGET_MARGIN`` (worst case) a question
+    with ``k`` answers needs once respondents may decline it ("Prefer not to say", or
+    skipping it): one more answer, "No answer", randomized like the others, which spreads the
+    same epsilon over more answers. None for a kind whose questions cannot be declined, with
+    already as many answers as the core takes, or beyond the planner's limit."""
+    if not KINDS[kind].extras:
+        return None
+    try:
+        mechanisms = [build_mechanism(kind, epsilon, n, override, **settings) for n in (k, k + 1)]
+    except ValueError:  # one answer more than the core takes
+        return None
+    needed = [respondents_needed(mechanism, TARGET_MARGIN) for mechanism in mechanisms]
+    if None in needed:
+        return None
+    return needed[1] / needed[0]
 
 
 def suggested_grouping_epsilon(policy: PrivacyPolicy, budget: float) -> float:
@@ -471,7 +497,9 @@ def _refuse(message: str) -> JsonResponse:
 @researcher_required
 def epsilon_explain(request: HttpRequest) -> JsonResponse:
     """JSON for the live explanation next to the epsilon field (see ``_explain``). Query:
-    ``epsilon``, ``kind``, ``k``, ``override`` and, optionally, ``share``: the expected share
+    ``epsilon``, ``kind``, ``k``, ``override``, ``declinable=1`` when ``k`` counts "No answer"
+    (the question offers "Prefer not to say" or is optional) and, optionally, ``share``: the
+    expected share
     of the answer the researcher cares about, in percent (blank: the worst case only);
     ``grouping=1`` for a question used for breakdowns, with ``group_share``: the expected size
     of a group, in percent of all respondents (blank: no planner within a group). Bad input
@@ -496,7 +524,10 @@ def epsilon_explain(request: HttpRequest) -> JsonResponse:
     override = request.GET.get("override", "")
     if kind not in KINDS or override not in Question.Override.values:
         return _refuse(_("Unknown answer type or method."))
-    if not KINDS[kind].min_answers <= k <= ldp.MAX_CATEGORIES:
+    declinable = request.GET.get("declinable", "")
+    if declinable not in {"", "0", "1"}:
+        return _refuse("declinable must be 1 (k counts “No answer”) or 0.")
+    if not KINDS[kind].min_answers + (declinable == "1") <= k <= ldp.MAX_CATEGORIES:
         return _refuse(
             _("A question needs between 2 and %(max)d choices.") % {"max": ldp.MAX_CATEGORIES}
         )
@@ -538,7 +569,9 @@ def epsilon_explain(request: HttpRequest) -> JsonResponse:
             if is_grouping == "1"
             else None
         )
-        explanation = _explain(epsilon, kind, k, override, share, grouping, settings)
+        explanation = _explain(
+            epsilon, kind, k, override, share, grouping, settings, declinable == "1"
+        )
     except ValueError as error:  # the core's own refusals, should they ever be stricter
         return _refuse(str(error))
     respondents_read = [sentence for _name, sentence in survey_odds([*others, epsilon], total)]

@@ -117,6 +117,15 @@ def test_a_correction_changes_texts_only_and_keeps_a_revision(survey, researcher
     assert revision.created_at > survey.opened_at
 
 
+def test_each_correction_is_one_new_wording_version(survey, researcher):
+    assert Survey.objects.get(pk=survey.pk).wording_version == 0
+    first = correct(survey, {"title": "Study habits"}, researcher)
+    assert Survey.objects.get(pk=survey.pk).wording_version == first.version == 1
+    second = correct(survey, {"introduction": "Thank you."}, researcher)
+    assert Survey.objects.get(pk=survey.pk).wording_version == second.version == 2
+    assert [r.version for r in survey.revisions.order_by("pk")] == [0, 1, 2]
+
+
 def test_nothing_changed_stores_nothing(survey, researcher):
     before = state(survey)
     assert correct(survey, {"title": "Habits", "questions": {}}, researcher) is None

@@ -37,6 +37,18 @@ def test_it_edits_the_privacy_policy_as_a_single_record(admin_client):
     assert admin_client.get(reverse("admin:surveys_privacypolicy_add")).status_code == 403
 
 
+def test_the_policys_limits_say_what_they_mean_for_the_people_answering(admin_client):
+    policy = PrivacyPolicy.current()
+    policy.max_question_epsilon, policy.max_survey_epsilon = 1.0, 3.0
+    policy.save()
+    page = admin_client.get(reverse("admin:surveys_privacypolicy_change", args=[1]))
+    text = page.content.decode().replace("&#x27;", "'")
+    # e^1 = 2.7 per answer; e^3 = 20 for everything, which takes 10% to 69.1%, said as 70%.
+    assert "At 1, one answer can make anyone at most 2.7 times more sure" in text
+    assert "At 3, everything a respondent sends can make anyone at most 20 times" in text
+    assert "could rise to at most 70%" in text
+
+
 @pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "abc", "25"])
 def test_it_rejects_an_invalid_policy_epsilon(admin_client, value):
     PrivacyPolicy.current()

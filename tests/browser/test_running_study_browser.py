@@ -190,10 +190,21 @@ def test_the_panel_says_when_a_value_is_above_the_sites_limits(
     panel.get_by_text(
         "Above this site's limit of 4 per question: the question cannot be saved with this value."
     ).wait_for()
+    # A value the question cannot be saved with is not added to the survey's total.
+    cannot = ("This epsilon cannot be saved: enter a number from 0.01 to 4. "
+              "Survey total without this question: 3 of 5 allowed.")
+    assert page.inner_text("#budget-line") == cannot
+    expect(page.locator("#id_epsilon")).to_have_attribute("aria-invalid", "true")
+    page.fill("#id_epsilon", "-1")
+    panel.get_by_text("Epsilon must be at least 0.01", exact=False).wait_for()
+    assert page.inner_text("#budget-line") == cannot
+    page.fill("#id_epsilon", "2.5")
+    panel.get_by_text("For ±5 points", exact=False).wait_for()
     assert page.inner_text("#budget-line").startswith(
-        "Survey total with this question: 7.5, above this site's limit of 5 per survey: "
+        "Survey total with this question: 5.5, above this site's limit of 5 per survey: "
         "the question cannot be saved with this value."
     )
+    expect(page.locator("#id_epsilon")).not_to_have_attribute("aria-invalid", "true")
     page.fill("#id_epsilon", "2")
     page.get_by_text("Above this site's limit", exact=False).wait_for(state="detached")
 

@@ -8,6 +8,7 @@ import { setLanguage } from "../../static/surveys/i18n.js";
 import {
   budgetText,
   count,
+  declineCostText,
   epsilonText,
   explainQuery,
   groupingTexts,
@@ -118,12 +119,42 @@ test("in the page's language, as the pages write them there", () => {
 
 test("it says when the survey's total would be above the site's limit", () => {
   const budget = { others: 3.5, limit: 5 };
-  assert.deepEqual(budgetText(budget, 1.5), { text: "Survey total with this question: 5 of 5 allowed.", over: false });
-  assert.deepEqual(budgetText(budget, Number.NaN), { text: "Survey total with this question: 3.5 of 5 allowed.", over: false });
-  const over = budgetText(budget, 2);
+  const range = { min: 0.01, max: 3 };
+  assert.deepEqual(budgetText(budget, 1.5, range), { text: "Survey total with this question: 5 of 5 allowed.", over: false, invalid: false });
+  assert.deepEqual(budgetText(budget, Number.NaN, range), { text: "Survey total with this question: 3.5 of 5 allowed.", over: false, invalid: false });
+  const over = budgetText(budget, 2, range);
   assert.equal(over.over, true);
   assert.equal(over.text, "Survey total with this question: 5.5, above this site's limit of 5 per survey: " +
     "the question cannot be saved with this value. Lower this or another question's epsilon.");
+});
+
+test("an epsilon the question cannot be saved with is not added to the total, and says so", () => {
+  const budget = { others: 2.5, limit: 5 };
+  const range = { min: 0.01, max: 3 };
+  for (const epsilon of [-1, 0, 0.005, 3.5, Number.POSITIVE_INFINITY]) {
+    assert.deepEqual(budgetText(budget, epsilon, range), {
+      text: "This epsilon cannot be saved: enter a number from 0.01 to 3. Survey total without this question: 2.5 of 5 allowed.",
+      over: false,
+      invalid: true,
+    });
+  }
+  // The bounds themselves are valid.
+  assert.equal(budgetText(budget, 0.01, range).text, "Survey total with this question: 2.51 of 5 allowed.");
+  assert.equal(budgetText(budget, 3, range).invalid, false);
+});
+
+test("it says what letting respondents decline costs in respondents", () => {
+  assert.equal(declineCostText({ epsilon: 1, no_answer_cost: 2897 / 1799 }),
+    "At epsilon 1, its “No answer” is one more answer to randomize: the question needs about 1.6 times the respondents for the same margin of error.");
+  assert.equal(declineCostText({ epsilon: 5, no_answer_cost: 1.01 }),
+    "At epsilon 5, its “No answer” costs next to nothing: about as many respondents for the same margin of error.");
+  assert.equal(declineCostText({ epsilon: 1, no_answer_cost: null }), null);
+  const query = (declinable, facts = FACTS.yesno) =>
+    explainQuery({ epsilon: "1", kind: "yesno", facts, extras: Number(declinable), declinable });
+  assert.equal(query(true).get("declinable"), "1");
+  assert.equal(query(true).get("k"), "3");
+  assert.equal(query(false).get("declinable"), null);
+  assert.equal(query(true, { ...FACTS.yesno, extras: false }).get("declinable"), null);
 });
 
 const FACTS = { // as QuestionKind.form_facts gives them

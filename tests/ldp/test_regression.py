@@ -264,3 +264,38 @@ def test_the_profile_search_finds_where_the_signed_root_reaches_its_bound():
     assert regression.crossing(lambda d: d / 100 - z, 1.0, 30.0) == math.inf
     assert regression.crossing(lambda d: -z, 1.0, 30.0) == math.inf
     assert regression.crossing(lambda d: d - z, 1.0, 0.0) == math.inf  # already at the bound
+
+
+@pytest.mark.parametrize("jump", [30.0, 12.0])
+def test_a_worse_local_maximum_beyond_a_jump_is_not_an_end(jump):
+    """A fit started far from its point (more than 1 away, past ``jump``) lands in a worse
+    local maximum, above the cut-off; started next to it, it finds the profile's own, which
+    stays below: the search must not stop at the jump (it used to, at the bound, 30)."""
+    z = math.sqrt(regression.CHI2_95)
+    path = [0.0]  # the points found below the cut-off, which the fits start from
+
+    def excess(d: float) -> float:
+        start = max(k for k in path if k < d)
+        value = 1.0 if d >= jump and d - start > 1.0 else 1.5 - z
+        if value < 0:
+            path.append(d)
+        return value
+
+    assert regression.crossing(excess, 3.0, 30.0) == math.inf
+
+
+def test_a_profile_that_levels_off_below_the_cut_off_is_unbounded():
+    """The two-predictor truth at epsilon 1 with 2,000 respondents (the benchmark's setting;
+    seed 7): the profile of the second year's coefficient rises to r = 1.13 by 10 and stays
+    there, below 1.96, however large the coefficient (the other coefficients compensate it),
+    so its interval is unbounded above. Fits started far out land in a worse local maximum
+    (r 3.0), and with the other coefficients held within +-30, those that compensate it stop
+    there first; the search used to end the interval at 29.99999999999889."""
+    outcome, predictors = terms(1.0, rating=False)
+    table = true_table(BETA_PAIR, rating=False)
+    counts = regression.simulate_counts(outcome, predictors, table, 2000,
+                                        np.random.default_rng(7))
+    found = regression.fit(outcome, predictors, counts)
+    year_2 = found.coefficients[1]
+    assert found.identified and year_2.ci_high == math.inf
+    assert year_2.ci_low == pytest.approx(0.416, abs=0.01)  # a bounded end stays where it was

@@ -188,6 +188,11 @@ def test_without_a_choice_the_page_offers_the_other_questions(client, survey):
     client.force_login(survey.owner)
     page = client.get(reverse("question-breakdown", args=[survey.pk, yes_no.pk])).content.decode()
     assert "Break down by" in page and groups.text in page
+    # Both questions can group, but neither select offers the question broken down.
+    for name in ("by", "within"):
+        select = re.search(rf'<select[^>]*name="{name}".*?</select>', page, re.S).group()
+        offered = re.findall(r'<option value="(\d+)"', select)
+        assert offered == [str(groups.pk)]
     assert not PairTally.objects.exists()
 
 

@@ -86,6 +86,7 @@ def test_it_explains_how_to_start_when_there_are_no_surveys(client, researcher):
     client.force_login(researcher)
     html = client.get(reverse("survey-list")).content.decode()
     assert "You have no surveys yet" in html
+    assert "yes/no, multiple choice, rating scales, numbers and check all that apply" in html
     assert reverse("survey-create") in html
 
 
@@ -397,6 +398,18 @@ def test_it_plans_for_the_worst_case_unless_told_the_expected_share(client, rese
         assert margins["margin_at_share"] < margins["margin"]
 
 
+def test_it_says_what_letting_respondents_decline_costs_in_respondents(client, researcher):
+    client.force_login(researcher)
+    without = explain(client, epsilon="1", kind="yesno", k="2")
+    declinable = explain(client, epsilon="1", kind="yesno", k="3", declinable="1")
+    # "No answer" makes a yes/no question's 2 answers 3: the planner's own counts, 1,799 and
+    # 2,897, for the same margin.
+    cost = declinable["n_for_5_points"] / without["n_for_5_points"]
+    assert without["no_answer_cost"] == declinable["no_answer_cost"] == cost
+    assert cost == pytest.approx(1.61, abs=0.01)
+    assert explain(client, epsilon="3", kind="yesno")["no_answer_cost"] < 1.15
+
+
 def test_it_says_when_no_survey_could_reach_the_target_margin(client, researcher):
     client.force_login(researcher)
     data = explain(client, epsilon=f"{ldp.MIN_EPSILON}", kind="categorical", k="1000",
@@ -438,6 +451,8 @@ def test_it_explains_that_epsilon_has_a_minimum(client, researcher):
         {"epsilon": "1", "k": str(ldp.MAX_CATEGORIES + 1), "kind": "categorical"},
         {"epsilon": str(ldp.MAX_EPSILON + 0.5)},
         {"epsilon": "1", "kind": "bogus"},
+        {"epsilon": "1", "kind": "yesno", "k": "2", "declinable": "1"},
+        {"epsilon": "1", "kind": "yesno", "k": "3", "declinable": "yes"},
     ],
 )
 def test_it_explains_bad_epsilons_with_a_clear_error(client, researcher, query):
@@ -466,6 +481,11 @@ def test_it_plans_for_the_expected_share_in_the_authoring_panel(
         "In the worst case: about 1,799 respondents."
     ).wait_for()
     assert "200 respondents: ±13.6 points (worst case ±15.0 points)" in panel.inner_text()
+    # "Prefer not to say" says what its "No answer" costs: 2,897 respondents instead of 1,799.
+    assert page.inner_text("#id_offers_refusal_helptext").endswith(
+        "At epsilon 1, its “No answer” is one more answer to randomize: the question needs "
+        "about 1.6 times the respondents for the same margin of error."
+    )
     page.fill("#expected-share", "150")
     panel.get_by_text("The expected share must be a percentage from 0 to 100").wait_for()
     page.fill("#expected-share", "")
