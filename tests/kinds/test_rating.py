@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from surveys import ldp
+from surveys.actions.simulate import simulate_responses
 from surveys.actions.submissions import submission_create
 from surveys.actions.surveys import open_survey
 from surveys.actions.wording import correct, save_translation
@@ -253,3 +254,23 @@ def test_an_end_label_that_is_a_middle_points_number_is_refused(client, research
     assert "cannot be the number of a point between the ends (2 to 6)" in (
         response.content.decode())
     assert not Question.objects.exists() and not Choice.objects.exists()
+
+
+def test_a_follow_up_scale_nobody_may_decline_gives_its_mean_among_those_asked(
+    client, researcher
+):
+    survey = Survey.objects.create(owner=researcher, title="Habits")
+    student = Question.objects.create(survey=survey, order=1, text="Student?", kind="yesno",
+                                      epsilon=1.0)
+    scale = Question.objects.create(survey=survey, order=2, text="How often?", kind="rating",
+                                    epsilon=1.0, asked_if=student, asked_if_answer=1)
+    for i, label in enumerate(RATING.scale_labels(5, "Never", "Daily")):
+        Choice.objects.create(question=scale, order=i, label=label)
+    open_survey(survey)
+    simulate_responses(survey, 200, {student.pk: [0.5, 0.5]}, seed=3, given={scale.pk: {
+        "question": student.pk, "shares": [[0] * 5 + [1], [0.2] * 5 + [0]]}})
+    assert survey_results(survey)["questions"][1]["among"]["among"] == "asked"
+    client.force_login(researcher)
+    page = client.get(reverse("survey-results", args=[survey.pk])).content.decode()
+    assert "Estimated mean score among those asked, on the scale from 1 to 5" in page
+    assert "Estimated mean score among those who answered" not in page
