@@ -79,7 +79,7 @@ def in_words(methods: dict[str, Any]) -> dict[str, Any]:
         for key, value in methods.items()
     }
 
-RESULTS_VERSION = 15
+RESULTS_VERSION = 16
 """Part of every snapshot, so that results (and result cards) cached by a version of the
 site that computed or showed other fields are never served: bump it when they change."""
 
@@ -597,6 +597,32 @@ def shows_truth(question: QuestionResults) -> bool:
     """Whether a question's results (from ``question_results``) carry true shares, which only
     the simulated demo's do."""
     return any(category["truth"] is not None for category in question["categories"] or [])
+
+
+def true_among(question: QuestionResults) -> list[float] | None:
+    """The demo's true shares of a question's own answers among those who gave one, beside
+    ``among``'s estimates: each answer's true share over the true share who answered (for a
+    check-all question, each option's; nobody who gives an extra answer ticks one). None
+    without true shares or extra answers, or when nobody answers."""
+    if not shows_truth(question) or question["among"] is None:
+        return None
+    truth = [category["truth"] for category in question["categories"]]  # type: ignore[index]
+    answered = 1 - sum(truth[len(truth) - question["extra_answers"]:])
+    own = truth[:len(question["among"]["categories"])]
+    return [share / answered for share in own] if answered > 1e-12 else None
+
+
+def true_mean(question: QuestionResults) -> float | None:
+    """The demo's true mean beside a rating scale's mean score (points 1..k) or a check-all
+    question's mean number of options ticked, among those who answered where the question
+    has extra answers; None for other kinds or without true shares."""
+    if not shows_truth(question) or not (question["mean_score"] or question["mean_count"]):
+        return None
+    shares = true_among(question) or [
+        category["truth"] for category in question["categories"]]  # type: ignore[index]
+    if question["mean_count"]:
+        return float(sum(shares))
+    return float(sum(point * share for point, share in enumerate(shares, start=1)))
 
 
 CATEGORY_COLUMNS = [

@@ -20,6 +20,7 @@ what it shows, and ``{% methods_shown data %}`` the methods the page then explai
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 from typing import Any
@@ -43,7 +44,13 @@ from surveys.helpers.numbers import (
 from surveys.kinds import KINDS
 from surveys.kinds.answers import NOT_ASKED
 from surveys.models import Survey
-from surveys.queries.results import CACHE_SECONDS, RESULTS_VERSION, shows_truth
+from surveys.queries.results import (
+    CACHE_SECONDS,
+    RESULTS_VERSION,
+    shows_truth,
+    true_among,
+    true_mean,
+)
 
 register = template.Library()
 register.filter("shows_truth", shows_truth)
@@ -402,9 +409,10 @@ def result_card(question: dict[str, Any]) -> dict[str, Any]:
     the answers whose figures rest on too little information (``small_sample_answers``) in
     words, the template of its kind's ``headline``, its ``chart`` (``chart``) and one row per
     answer with every figure of its tables as text (``_table_row``); for a question with
-    extra answers, ``among_rows``: its own answers' shares among those who gave one, as text,
-    and ``among_alone``: whether they come from its own reports alone although it is
-    conditional (``results.asked_jointly`` does not hold)."""
+    extra answers, ``among_rows``: its own answers' shares among those who gave one, as text
+    (with the demo's true share, ``true_among``), ``true_mean``: the demo's true mean score or
+    number ticked (``true_mean``), and ``among_alone``: whether they come from its own
+    reports alone although it is conditional (``results.asked_jointly`` does not hold)."""
     card = {
         "n": thousands(question["n"]),
         "epsilon": epsilon(question["mechanism"]["epsilon"]),
@@ -422,9 +430,13 @@ def result_card(question: dict[str, Any]) -> dict[str, Any]:
             "rows": [_table_row(category) for category in question["categories"]],
             "among_rows": [
                 {"label": category["label"], "estimate": percent(category["estimate"]),
-                 "interval": percent_range(category["ci_low"], category["ci_high"])}
-                for category in (question["among"] or {}).get("categories", [])
+                 "interval": percent_range(category["ci_low"], category["ci_high"]),
+                 "truth": percent(truth)}
+                for category, truth in zip(
+                    (question["among"] or {}).get("categories", []),
+                    true_among(question) or itertools.repeat(None), strict=False)
             ],
+            "true_mean": true_mean(question),
             "among_alone": _among_alone(question),
         }
     return card

@@ -22,6 +22,7 @@ from surveys.actions.surveys import open_survey
 from surveys.models import PrivacyPolicy, Submission, Survey, drawn_at_random, survey_epsilon
 from surveys.queries.access import RESEARCHERS_GROUP
 from surveys.queries.designs import plan
+from surveys.queries.results import true_among, true_mean
 from tests.helpers import stored_reports
 
 pytestmark = pytest.mark.django_db
@@ -228,3 +229,22 @@ def test_a_check_all_truth_is_a_share_per_option_from_0_to_1(demo):
     assert Submission.objects.filter(survey=demo).count() == RESPONDENTS
     simulate_responses(demo, 10, {**others, substances.pk: [1.0] * 5}, seed=1)
     assert Submission.objects.filter(survey=demo).count() == RESPONDENTS + 10
+
+
+def test_the_demo_shows_the_truth_beside_its_shares_among_those_asked_and_its_means(
+    client, demo
+):
+    """The follow-up asked of cannabis users: its true shares among those asked are those
+    it was drawn from within the users' group, and its true mean score theirs; a check-all
+    question's true mean number ticked is the sum of its options' true shares."""
+    data = get_json(client, demo)
+    position = list(named(demo)).index("frequency")
+    frequency = data["questions"][position]
+    users = named(demo)["frequency"].simulated_given["shares"][1][:5]
+    assert true_among(frequency) == pytest.approx(users)
+    assert true_mean(frequency) == pytest.approx(sum(
+        point * share for point, share in enumerate(users, start=1)))
+    substances = data["questions"][list(named(demo)).index("substances")]
+    assert true_mean(substances) == pytest.approx(sum(DEMO_TRUTH["substances"]))
+    page = client.get(reverse("survey-results", args=[demo.pk])).content.decode()
+    assert f"True mean (demo): {true_mean(frequency):.2f}" in page
