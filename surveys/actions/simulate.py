@@ -104,15 +104,11 @@ def _perturb(question, drawn: np.ndarray, rng: np.random.Generator) -> np.ndarra
 def _numbers(question, drawn: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A number drawn uniformly from the grid of the range within each respondent's bin."""
     mechanism = question.mechanism()
-    scale = 10**mechanism.decimals
-    cuts = np.array([mechanism.low, *mechanism.edges, mechanism.high]) - mechanism.low
-    first = np.ceil(np.round(cuts[:-1] * scale, 9)).astype(np.int64)  # a bin's first index
-    after = np.ceil(np.round(cuts[1:] * scale, 9)).astype(np.int64)  # the next bin's first
-    after[-1] = mechanism.steps + 1  # the last bin holds the top of the range
+    first, after = mechanism.bin_grid()
     if np.any(after <= first):
         raise ValueError(f"A bin of “{question.text}” holds no number of its grid.")
     index = first[drawn] + (rng.random(drawn.size) * (after - first)[drawn]).astype(np.int64)
-    return mechanism.low + index / scale
+    return mechanism.low + index / 10**mechanism.decimals
 
 
 def _ticks_each(question) -> bool:

@@ -304,6 +304,26 @@ class NumberWindow:
             for a, b in itertools.pairwise(bounds)
         ]
 
+    def bin_grid(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each bin's numbers on the grid, as grid indices: the first of each bin and the
+        first after it (a bin holds the numbers from its lower edge up to its upper edge,
+        excluded; the last bin also holds the top of the range). A bin whose edges are closer
+        than one step may hold none (its first and after equal)."""
+        scale = 10**self.decimals
+        cuts = np.array([self.low, *self.edges, self.high]) - self.low
+        first = np.ceil(np.round(cuts[:-1] * scale, 9)).astype(np.int64)
+        after = np.ceil(np.round(cuts[1:] * scale, 9)).astype(np.int64)
+        after[-1] = self.steps + 1
+        return first, after
+
+    def bin_means(self) -> np.ndarray:
+        """The mean of each bin's numbers on the grid (``bin_grid``; NaN for a bin holding
+        none): the mean of a number drawn uniformly from its bin's."""
+        first, after = self.bin_grid()
+        with np.errstate(invalid="ignore"):
+            middle = np.where(after > first, (first + after - 1) / 2, np.nan)
+        return self.low + middle / 10**self.decimals
+
     def cell_ranges(self) -> np.ndarray:
         """(G, 2): for each cell of the grid, the smallest and the largest number (in the
         question's unit, on the grid of ``decimals`` places) whose window can hold it, NaN

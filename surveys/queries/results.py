@@ -613,10 +613,21 @@ def true_among(question: QuestionResults) -> list[float] | None:
 
 
 def true_mean(question: QuestionResults) -> float | None:
-    """The demo's true mean beside a rating scale's mean score (points 1..k) or a check-all
-    question's mean number of options ticked, among those who answered where the question
-    has extra answers; None for other kinds or without true shares."""
-    if not shows_truth(question) or not (question["mean_score"] or question["mean_count"]):
+    """The demo's true mean beside a rating scale's mean score (points 1..k), a check-all
+    question's mean number of options ticked or a number question's mean (its bins' true
+    shares, each bin's numbers drawn uniformly: ``NumberWindow.bin_means``), among those who
+    answered where the question has extra answers; None for other kinds or without true
+    shares."""
+    if not shows_truth(question):
+        return None
+    if question["number"]:
+        mechanism = ldp.from_spec(question["mechanism"])
+        bins = [category["truth"] for category in question["categories"]]  # type: ignore[index]
+        shares = bins[:mechanism.bins]  # type: ignore[attr-defined]
+        means = mechanism.bin_means()  # type: ignore[attr-defined]
+        return float(sum(share * mean for share, mean in zip(shares, means, strict=True))
+                     / sum(shares))
+    if not (question["mean_score"] or question["mean_count"]):
         return None
     shares = true_among(question) or [
         category["truth"] for category in question["categories"]]  # type: ignore[index]

@@ -236,7 +236,8 @@ def test_the_demo_shows_the_truth_beside_its_shares_among_those_asked_and_its_me
 ):
     """The follow-up asked of cannabis users: its true shares among those asked are those
     it was drawn from within the users' group, and its true mean score theirs; a check-all
-    question's true mean number ticked is the sum of its options' true shares."""
+    question's true mean number ticked is the sum of its options' true shares; a number's
+    true mean its bins' true shares times the means of their numbers."""
     data = get_json(client, demo)
     position = list(named(demo)).index("frequency")
     frequency = data["questions"][position]
@@ -246,5 +247,14 @@ def test_the_demo_shows_the_truth_beside_its_shares_among_those_asked_and_its_me
         point * share for point, share in enumerate(users, start=1)))
     substances = data["questions"][list(named(demo)).index("substances")]
     assert true_mean(substances) == pytest.approx(sum(DEMO_TRUTH["substances"]))
+    for spec in QUESTIONS:  # a number's: its bins' shares times their numbers' means
+        if "range" in spec:
+            found = data["questions"][list(named(demo)).index(spec["name"])]
+            assert named(demo)[spec["name"]].mechanism().bin_means() == pytest.approx(
+                bins_means(spec))
+            assert true_mean(found) == pytest.approx(
+                np.dot(DEMO_TRUTH[spec["name"]], bins_means(spec)))
     page = client.get(reverse("survey-results", args=[demo.pk])).content.decode()
     assert f"True mean (demo): {true_mean(frequency):.2f}" in page
+    drinking = data["questions"][list(named(demo)).index("drinking")]
+    assert f"True mean (demo): {true_mean(drinking):.1f}" in page
