@@ -61,10 +61,10 @@ def plan(
     ``epsilon``, ``answered`` (respondents who answer it) and ``margin``, with ``wide``
     above ``WARN_MARGIN``, and for a grouping question ``within`` (``_widest_within``: the
     widest margin of a share within one of its groups, of the questions it can break down);
-    ``recommended``, the number of blocks with the narrowest widest
-    margin (``ldp.recommended_asked``); ``has_grouping``, whether a question groups others;
-    and ``problem``, why the sampled design cannot be
-    (None when it can, or when ``asked`` is None)."""
+    ``recommended``, the number of blocks with the narrowest widest margin
+    (``ldp.recommended_asked``); ``has_grouping``, whether a question groups others; and
+    ``problem``, why the sampled design cannot be (None when it can, or when ``asked`` is
+    None)."""
     even = budget / len(questions) if questions else None
     always, sampled = design_blocks(questions)
     always_eps = [q.epsilon for b in always for q in b]
