@@ -35,7 +35,7 @@ narrowest margin. Every question can be broken down by the grouping questions, a
 everyone; two questions drawn at random are never answered together."""
 DEMO_ALWAYS_EPSILON = 0.5
 """The epsilon of each question asked of everyone: the two grouping questions, whose groups
-every breakdown rests on."""
+every breakdown rests on, and the follow-up that goes with the second."""
 
 YEARS = (0.40, 0.35, 0.25)
 """Year of study: first, second, third or later."""
@@ -49,9 +49,6 @@ def _mixture(groups: Sequence[float], within: Sequence[Sequence[float]]) -> list
         round(sum(g * row[answer] for g, row in zip(groups, within, strict=True)), 12)
         for answer in range(len(within[0]))
     ]
-
-
-USE = _mixture(YEARS, USE_BY_YEAR)
 
 
 def _yes_no(*yes: float) -> tuple[tuple[float, ...], ...]:
