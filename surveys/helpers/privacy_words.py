@@ -178,8 +178,8 @@ def limit_meaning(epsilon: float, *, whole_survey: bool = False) -> str:
             "At %(epsilon)s, one answer can make anyone at most %(ratio)s times more sure of "
             "the respondent's true answer to that question."
         ) % words
-    raised = raised_suspicion(epsilon)
-    if raised > 0.99:
+    chance = _raised_chance(epsilon)
+    if chance is None:
         return _(
             "At %(epsilon)s, everything a respondent sends can make anyone at most %(ratio)s "
             "times more sure of anything about them: someone who sees all of it could become "
@@ -189,7 +189,15 @@ def limit_meaning(epsilon: float, *, whole_survey: bool = False) -> str:
         "At %(epsilon)s, everything a respondent sends can make anyone at most %(ratio)s times "
         "more sure of anything about them: a 10%% chance that something about them is true "
         "could rise to at most %(chance)s."
-    ) % {**words, "chance": percent_number(math.ceil(100 * raised))}
+    ) % {**words, "chance": chance}
+
+
+def _raised_chance(total_epsilon: float) -> str | None:
+    """Where everything sent under ``total_epsilon`` can take a 10% suspicion
+    (``raised_suspicion``), rounded up (a bound stays one), as respondents read it; None
+    above 99%, where the sentences say "almost sure" instead."""
+    raised = raised_suspicion(total_epsilon)
+    return None if raised > 0.99 else percent_number(math.ceil(100 * raised))
 
 
 def survey_odds(epsilons: list[float], total: float | None = None) -> list[tuple[str, str]]:
@@ -220,12 +228,12 @@ def survey_odds(epsilons: list[float], total: float | None = None) -> list[tuple
                 "were before. It can never make them certain."
             ) % {"ratio": everything}),
         ]
-    raised = raised_suspicion(total)
-    if raised <= 0.99:
+    chance = _raised_chance(total)
+    if chance is not None:
         example = _(
             "For example, if someone thought there was a 10%% chance that something about you "
             "is true, everything you send could raise that to at most %(chance)s."
-        ) % {"chance": percent_number(math.ceil(100 * raised))}
+        ) % {"chance": chance}
     else:
         example = _(
             "This survey asks a lot: someone who sees everything you send could become almost "
